@@ -1,0 +1,53 @@
+# Repairs the Kokkos targets of Debian/Ubuntu's Trilinos package (libtrilinos-kokkos-dev).
+#
+# That package's KokkosConfig.cmake creates Kokkos::kokkos with
+# INTERFACE_INCLUDE_DIRECTORIES "<prefix>/include", which resolves to /usr/lib/include, while the
+# headers live in /usr/include/trilinos (the correct path is in Kokkos_INCLUDE_DIRS). We drop
+# include directories that do not exist and add the ones the package itself reports. A correct
+# Kokkos install (Spack, a module, a CUDA/OpenMP build) has nothing to repair and is left as is.
+function(undertow_repair_kokkos_includes)
+  if(NOT TARGET Kokkos::kokkos)
+    return()
+  endif()
+  get_target_property(_aliased Kokkos::kokkos ALIASED_TARGET)
+  if(_aliased)
+    return()
+  endif()
+  get_target_property(_dirs Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
+  if(NOT _dirs)
+    set(_dirs "")
+  endif()
+  set(_kept "")
+  set(_dropped "")
+  foreach(_dir IN LISTS _dirs)
+    if(_dir MATCHES "^\\$<" OR EXISTS "${_dir}")
+      list(APPEND _kept "${_dir}")
+    else()
+      list(APPEND _dropped "${_dir}")
+    endif()
+  endforeach()
+  if(NOT _dropped)
+    return()
+  endif()
+  set(_candidates ${Kokkos_INCLUDE_DIRS} ${KokkosCore_INCLUDE_DIRS})
+  foreach(_dir IN LISTS _candidates)
+    get_filename_component(_real "${_dir}" REALPATH)
+    if(EXISTS "${_real}/Kokkos_Core.hpp")
+      list(APPEND _kept "${_real}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _kept)
+  set(_found FALSE)
+  foreach(_dir IN LISTS _kept)
+    if(EXISTS "${_dir}/Kokkos_Core.hpp")
+      set(_found TRUE)
+    endif()
+  endforeach()
+  if(NOT _found)
+    message(FATAL_ERROR "Kokkos::kokkos names include directories that do not exist (${_dropped}) "
+                        "and no Kokkos_Core.hpp was found in Kokkos_INCLUDE_DIRS (${_candidates}). "
+                        "Point Kokkos_ROOT at a complete Kokkos installation.")
+  endif()
+  set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_kept}")
+  message(STATUS "Repaired Kokkos::kokkos include directories: dropped ${_dropped}, using ${_kept}")
+endfunction()

@@ -1,0 +1,35 @@
+# Test registration: every MPI test is written once and registered at several rank counts.
+
+# Environment for mpiexec in tests: OpenMPI refuses root and more ranks than cores unless told.
+set(UNDERTOW_TEST_ENVIRONMENT
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    OMPI_MCA_btl_vader_single_copy_mechanism=none)
+
+# undertow_mpi_command(<out> <ranks> <command...>): the mpiexec command line for <ranks> ranks.
+function(undertow_mpi_command out ranks)
+  set(${out} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${MPIEXEC_PREFLAGS} ${ARGN}
+      ${MPIEXEC_POSTFLAGS} PARENT_SCOPE)
+endfunction()
+
+# undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ...)
+# Builds test_<name> with the MPI-aware GoogleTest main and registers <name>_np<N> per rank count.
+function(undertow_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS" ${ARGN})
+  if(NOT ARG_RANKS)
+    set(ARG_RANKS 1)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  add_executable(test_${name} ${ARG_SOURCES} $<TARGET_OBJECTS:undertow_test_main>)
+  target_link_libraries(test_${name} PRIVATE ${ARG_LIBS} GTest::gtest)
+  target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  undertow_set_warnings(test_${name})
+  foreach(ranks IN LISTS ARG_RANKS)
+    undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}>)
+    add_test(NAME ${name}_np${ranks} COMMAND ${cmd})
+    set_tests_properties(${name}_np${ranks} PROPERTIES
+      PROCESSORS ${ranks} LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+      ENVIRONMENT "${UNDERTOW_TEST_ENVIRONMENT}")
+  endforeach()
+endfunction()

@@ -1,0 +1,112 @@
+#pragma once
+/// \file
+/// The global box, its MPI Cartesian decomposition and the index spaces of every staggered
+/// location. 2D runs use the same 3-axis machinery with one cell and no ghosts along z.
+
+#include "undertow/core/communicator.hpp"
+#include "undertow/core/index_space.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <string>
+#include <utility>
+
+namespace undertow {
+
+class ConfigSchema;
+class Config;
+
+/// What the user asks for. Lengths are in the case's length unit (m for dimensional cases).
+struct DomainSpec {
+  int dim = 2;                                  ///< 2 or 3
+  std::array<long, 3> cells{16, 16, 1};         ///< cells per axis (z is 1 in 2D)
+  std::array<double, 3> origin{0.0, 0.0, 0.0};  ///< lower corner
+  std::array<double, 3> length{1.0, 1.0, 1.0};  ///< box size per axis
+  std::array<bool, 3> periodic{false, false, false};
+  std::array<int, 3> ranks{0, 0, 0};            ///< ranks per axis; 0 = chosen automatically
+
+  /// Declares the [domain] keys. Not collective.
+  static void declare_keys(ConfigSchema& schema);
+  /// Reads and validates the [domain] keys; throws ConfigError naming the key. Not collective.
+  static DomainSpec from_config(const Config& config);
+};
+
+/// Device-copyable geometry of one field layout: maps local indices to coordinates.
+struct GridGeometry {
+  double origin[3];
+  double h[3];
+  long global_offset[3]; ///< global index of local index 0, per axis
+  int normal_axis;       ///< staggered axis of a face location, -1 for cells
+
+  /// Coordinate along `axis` of local index `i`: cell centres at (I + 1/2) h, faces at I h.
+  KOKKOS_INLINE_FUNCTION double coordinate(int axis, long i) const {
+    const double shift = (axis == normal_axis) ? 0.0 : 0.5;
+    return origin[axis] + (static_cast<double>(i + global_offset[axis]) + shift) * h[axis];
+  }
+};
+
+/// The local array shape and index spaces of one (location, ghost width) on one rank.
+struct FieldLayout {
+  Location location = Location::Cell;
+  int ghost = 0;                  ///< ghost width along the active axes
+  std::array<long, 3> extent{};   ///< local array extents, ghosts included
+  IndexSpace owned;               ///< owned points, in local indices
+  IndexSpace ghosted;             ///< the whole local array: [0, extent)
+  IndexSpace global;              ///< every distinct global point of this location
+  std::array<long, 3> global_offset{}; ///< global index = local index + global_offset
+  GridGeometry geometry{};
+};
+
+/// A decomposed 2D or 3D box. Construction is collective over `comm`; everything else is local.
+class Domain {
+public:
+  Domain(const Communicator& comm, const DomainSpec& spec);
+
+  /// The Cartesian communicator the decomposition lives on.
+  const Communicator& comm() const { return m_cart; }
+  const DomainSpec& spec() const { return m_spec; }
+  int dim() const { return m_spec.dim; }
+  long global_cells(int axis) const { return m_spec.cells[axis]; }
+  double spacing(int axis) const { return m_spec.length[axis] / double(m_spec.cells[axis]); }
+  bool periodic(int axis) const { return m_spec.periodic[axis]; }
+
+  /// Ranks along `axis` and this rank's coordinate in the process grid.
+  int ranks_along(int axis) const { return m_dims[axis]; }
+  int coord(int axis) const { return m_coords[axis]; }
+  /// Rank of process-grid coordinates, or -1 outside a non-periodic boundary (wraps if periodic).
+  int rank_of(std::array<int, 3> coords) const;
+
+  /// First global cell and number of cells owned along `axis` by process-grid coordinate `c`.
+  long cell_offset(int axis, int c) const;
+  long cell_count(int axis, int c) const;
+  long cell_offset(int axis) const { return cell_offset(axis, m_coords[axis]); }
+  long cell_count(int axis) const { return cell_count(axis, m_coords[axis]); }
+
+  /// Ghost width actually used along `axis` (0 along z in 2D).
+  int ghost_along(int axis, int ghost) const { return axis < m_spec.dim ? ghost : 0; }
+  /// Number of distinct global points of `loc` along `axis` (N cells give N+1 non-periodic faces).
+  long global_points(Location loc, int axis) const;
+  /// Global [begin, end) owned along `axis` by coordinate `c`. Faces on a rank's upper side
+  /// belong to the next rank; the last face of a non-periodic axis belongs to the last rank.
+  std::pair<long, long> owned_interval(Location loc, int axis, int c) const;
+  /// Global [begin, end) of the local array along `axis` for coordinate `c` (may leave the box).
+  std::pair<long, long> ghosted_interval(Location loc, int axis, int c, int ghost) const;
+
+  /// This rank's layout for `loc` with `ghost` ghost layers. Throws for FaceZ in 2D.
+  FieldLayout layout(Location loc, int ghost) const;
+
+  /// "2x2x1 ranks, 37x23x1 cells, ..." for logs.
+  std::string describe() const;
+
+private:
+  DomainSpec m_spec;
+  std::array<int, 3> m_dims{1, 1, 1};
+  std::array<int, 3> m_coords{0, 0, 0};
+  Communicator m_cart;
+};
+
+/// The process grid for `size` ranks: entries of `requested` that are > 0 are kept, zeros are
+/// chosen to minimise the cut area. Throws ConfigError if it cannot be done. Not collective.
+std::array<int, 3> choose_process_grid(const DomainSpec& spec, int size);
+
+} // namespace undertow

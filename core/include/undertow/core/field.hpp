@@ -1,0 +1,84 @@
+#pragma once
+/// \file
+/// Field: a Kokkos View with a staggered location and a ghost width, plus the labelled iteration
+/// helpers every kernel uses.
+
+#include "undertow/core/domain.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <limits>
+#include <string>
+
+namespace undertow {
+
+using ExecutionSpace = Kokkos::DefaultExecutionSpace;
+using MemorySpace = ExecutionSpace::memory_space;
+/// Field storage: 3 indices (i, j, k) in local array coordinates; k has extent 1 in 2D.
+using FieldView = Kokkos::View<double***, MemorySpace>;
+
+/// Values at one staggered location, with ghost layers, on one rank's part of a Domain.
+/// The View is reference-counted: copies of a Field share storage (like Kokkos Views).
+class Field {
+public:
+  Field() = default;
+  /// Allocates a zeroed field labelled `name`. Not collective.
+  Field(const Domain& domain, Location loc, int ghost, const std::string& name);
+
+  const std::string& name() const { return m_name; }
+  Location location() const { return m_layout.location; }
+  int ghost() const { return m_layout.ghost; }
+  const FieldLayout& layout() const { return m_layout; }
+  /// Owned points, in local indices.
+  const IndexSpace& owned() const { return m_layout.owned; }
+  /// The whole local array, ghosts included.
+  const IndexSpace& ghosted() const { return m_layout.ghosted; }
+  const GridGeometry& geometry() const { return m_layout.geometry; }
+  const FieldView& view() const { return m_view; }
+
+private:
+  std::string m_name;
+  FieldLayout m_layout;
+  FieldView m_view;
+};
+
+/// MDRange policy over an index space.
+inline Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<3>> policy(const IndexSpace& space) {
+  return Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<3>>(
+      {space.begin[0], space.begin[1], space.begin[2]}, {space.end[0], space.end[1], space.end[2]});
+}
+
+/// Runs `f(i, j, k)` over `space` as the kernel `label`. An empty space launches nothing.
+template <class Functor>
+void for_each(const std::string& label, const IndexSpace& space, const Functor& f) {
+  if (space.empty())
+    return;
+  Kokkos::parallel_for(label, policy(space), f);
+}
+
+/// Sums `f(i, j, k, double& acc)` over `space` on this rank (not collective).
+template <class Functor>
+double local_sum(const std::string& label, const IndexSpace& space, const Functor& f) {
+  double result = 0;
+  if (!space.empty())
+    Kokkos::parallel_reduce(label, policy(space), f, result);
+  return result;
+}
+
+/// Maximum of `f(i, j, k, double& acc)` over `space` on this rank; -infinity if empty.
+template <class Functor>
+double local_max(const std::string& label, const IndexSpace& space, const Functor& f) {
+  double result = -std::numeric_limits<double>::infinity();
+  if (!space.empty())
+    Kokkos::parallel_reduce(label, policy(space), f, Kokkos::Max<double>(result));
+  return result;
+}
+
+/// Sets every point of `space` (local indices) of `field` to `value`.
+void fill_value(Field& field, const IndexSpace& space, double value);
+
+/// y := a * x + y over the owned points. Fields must share location and layout.
+void axpy(double a, const Field& x, Field& y);
+/// dst := src over every local point (ghosts included).
+void copy(const Field& src, Field& dst);
+
+} // namespace undertow

@@ -1,0 +1,233 @@
+#include "undertow/core/domain.hpp"
+
+#include "undertow/core/config.hpp"
+#include "undertow/core/error.hpp"
+
+#include <limits>
+#include <sstream>
+
+namespace undertow {
+
+namespace {
+
+/// Area of the cuts between subdomains: a proxy for halo traffic.
+double cut_area(const DomainSpec& spec, const std::array<int, 3>& p) {
+  double area = 0;
+  for (int a = 0; a < spec.dim; ++a) {
+    double face = 1;
+    for (int b = 0; b < spec.dim; ++b)
+      if (b != a)
+        face *= double(spec.cells[b]);
+    const int cuts = spec.periodic[a] ? (p[a] > 1 ? p[a] : 0) : p[a] - 1;
+    area += face * cuts;
+  }
+  return area;
+}
+
+MPI_Comm make_cartesian(const Communicator& comm, const std::array<int, 3>& dims,
+                        const DomainSpec& spec) {
+  int periods[3] = {spec.periodic[0], spec.periodic[1], spec.periodic[2]};
+  int d[3] = {dims[0], dims[1], dims[2]};
+  MPI_Comm cart = MPI_COMM_NULL;
+  if (MPI_Cart_create(comm.raw(), 3, d, periods, /*reorder=*/0, &cart) != MPI_SUCCESS)
+    throw Error("MPI_Cart_create failed for a " + std::to_string(dims[0]) + "x" +
+                std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " process grid");
+  return cart;
+}
+
+} // namespace
+
+void DomainSpec::declare_keys(ConfigSchema& s) {
+  s.add("domain.dim", ValueType::Integer, "2", "spatial dimension").range(2, 3);
+  s.add("domain.cells", ValueType::IntegerList, "32 32", "cells per axis (one entry per dimension)")
+      .items(2, 3)
+      .at_least(1);
+  s.add("domain.origin", ValueType::RealList, "0 0 0", "lower corner of the box [length]")
+      .items(2, 3);
+  s.add("domain.length", ValueType::RealList, "1 1 1", "box size per axis [length]")
+      .items(2, 3)
+      .above(0);
+  s.add("domain.periodic", ValueType::BooleanList, "false false false", "periodicity per axis")
+      .items(2, 3);
+  s.add("domain.ranks", ValueType::IntegerList, "0 0 0",
+        "MPI ranks per axis; 0 lets undertow choose (minimal cut area)")
+      .items(2, 3)
+      .at_least(0);
+}
+
+DomainSpec DomainSpec::from_config(const Config& c) {
+  DomainSpec spec;
+  spec.dim = static_cast<int>(c.get_int("domain.dim"));
+  const auto cells = c.get_int_list("domain.cells");
+  if (static_cast<int>(cells.size()) != spec.dim)
+    throw ConfigError("domain.cells has " + std::to_string(cells.size()) +
+                      " entries but domain.dim = " + std::to_string(spec.dim) +
+                      "; give one cell count per axis.");
+  const auto check_length = [&](const std::string& key, std::size_t n) {
+    if (c.is_given(key) && static_cast<int>(n) != spec.dim)
+      throw ConfigError(key + " has " + std::to_string(n) + " entries but domain.dim = " +
+                        std::to_string(spec.dim) + "; give one entry per axis.");
+  };
+  const auto origin = c.get_real_list("domain.origin");
+  const auto length = c.get_real_list("domain.length");
+  const auto periodic = c.get_bool_list("domain.periodic");
+  const auto ranks = c.get_int_list("domain.ranks");
+  check_length("domain.origin", origin.size());
+  check_length("domain.length", length.size());
+  check_length("domain.periodic", periodic.size());
+  check_length("domain.ranks", ranks.size());
+  for (int a = 0; a < 3; ++a) {
+    const bool active = a < spec.dim;
+    spec.cells[a] = active ? cells[a] : 1;
+    spec.origin[a] = a < static_cast<int>(origin.size()) ? origin[a] : 0.0;
+    spec.length[a] = a < static_cast<int>(length.size()) ? length[a] : 1.0;
+    spec.periodic[a] = active && a < static_cast<int>(periodic.size()) && periodic[a];
+    spec.ranks[a] = active ? (a < static_cast<int>(ranks.size()) ? int(ranks[a]) : 0) : 1;
+  }
+  return spec;
+}
+
+std::array<int, 3> choose_process_grid(const DomainSpec& spec, int size) {
+  std::array<int, 3> best{0, 0, 0};
+  double best_area = std::numeric_limits<double>::infinity();
+  std::array<int, 3> want = spec.ranks;
+  if (spec.dim == 2)
+    want[2] = 1;
+  long fixed = 1;
+  for (int a = 0; a < 3; ++a)
+    if (want[a] > 0)
+      fixed *= want[a];
+  const bool all_fixed = want[0] > 0 && want[1] > 0 && want[2] > 0;
+  if ((all_fixed && fixed != size) || size % fixed != 0)
+    throw ConfigError("domain.ranks = " + std::to_string(spec.ranks[0]) + " " +
+                      std::to_string(spec.ranks[1]) +
+                      (spec.dim == 3 ? " " + std::to_string(spec.ranks[2]) : std::string()) +
+                      " does not fit the " + std::to_string(size) +
+                      " MPI ranks of this run; give entries whose product is " +
+                      std::to_string(size) + ", or 0 to let undertow choose.");
+  for (int px = 1; px <= size; ++px) {
+    if (size % px || (want[0] > 0 && px != want[0]))
+      continue;
+    for (int py = 1; py <= size / px; ++py) {
+      if ((size / px) % py || (want[1] > 0 && py != want[1]))
+        continue;
+      const int pz = size / px / py;
+      if (want[2] > 0 && pz != want[2])
+        continue;
+      const std::array<int, 3> p{px, py, pz};
+      bool fits = true;
+      for (int a = 0; a < 3; ++a)
+        fits = fits && p[a] <= spec.cells[a];
+      if (!fits)
+        continue;
+      const double area = cut_area(spec, p);
+      if (area < best_area) {
+        best_area = area;
+        best = p;
+      }
+    }
+  }
+  if (best[0] == 0)
+    throw ConfigError("cannot split " + std::to_string(spec.cells[0]) + "x" +
+                      std::to_string(spec.cells[1]) + "x" + std::to_string(spec.cells[2]) +
+                      " cells (domain.cells) over " + std::to_string(size) +
+                      " MPI ranks with at least one cell per rank and axis; use fewer ranks, a "
+                      "finer grid, or another domain.ranks.");
+  return best;
+}
+
+Domain::Domain(const Communicator& comm, const DomainSpec& spec)
+    : m_spec(spec), m_dims(choose_process_grid(spec, comm.size())),
+      m_cart(Communicator::adopt(make_cartesian(comm, m_dims, spec))) {
+  int coords[3];
+  MPI_Cart_coords(m_cart.raw(), m_cart.rank(), 3, coords);
+  for (int a = 0; a < 3; ++a)
+    m_coords[a] = coords[a];
+}
+
+int Domain::rank_of(std::array<int, 3> coords) const {
+  for (int a = 0; a < 3; ++a) {
+    if (coords[a] < 0 || coords[a] >= m_dims[a]) {
+      if (!m_spec.periodic[a])
+        return -1;
+      coords[a] = ((coords[a] % m_dims[a]) + m_dims[a]) % m_dims[a];
+    }
+  }
+  int rank = -1;
+  MPI_Cart_rank(m_cart.raw(), coords.data(), &rank);
+  return rank;
+}
+
+long Domain::cell_offset(int axis, int c) const {
+  const long n = m_spec.cells[axis], p = m_dims[axis];
+  const long base = n / p, extra = n % p;
+  return c * base + (c < extra ? c : extra);
+}
+
+long Domain::cell_count(int axis, int c) const {
+  const long n = m_spec.cells[axis], p = m_dims[axis];
+  return n / p + (c < n % p ? 1 : 0);
+}
+
+long Domain::global_points(Location loc, int axis) const {
+  const long n = m_spec.cells[axis];
+  return (normal_axis(loc) == axis && !m_spec.periodic[axis]) ? n + 1 : n;
+}
+
+std::pair<long, long> Domain::owned_interval(Location loc, int axis, int c) const {
+  const long begin = cell_offset(axis, c);
+  long end = begin + cell_count(axis, c);
+  if (normal_axis(loc) == axis && !m_spec.periodic[axis] && c == m_dims[axis] - 1)
+    end += 1;
+  return {begin, end};
+}
+
+std::pair<long, long> Domain::ghosted_interval(Location loc, int axis, int c, int ghost) const {
+  const long g = ghost_along(axis, ghost);
+  const long begin = cell_offset(axis, c);
+  const long end = begin + cell_count(axis, c) + (normal_axis(loc) == axis ? 1 : 0);
+  return {begin - g, end + g};
+}
+
+FieldLayout Domain::layout(Location loc, int ghost) const {
+  if (normal_axis(loc) >= m_spec.dim)
+    throw Error("location " + to_string(loc) + " does not exist in a " +
+                std::to_string(m_spec.dim) + "D domain");
+  require(ghost >= 0, "ghost width must be >= 0");
+  FieldLayout l;
+  l.location = loc;
+  l.ghost = ghost;
+  for (int a = 0; a < 3; ++a) {
+    const auto ghosted = ghosted_interval(loc, a, m_coords[a], ghost);
+    const auto owned = owned_interval(loc, a, m_coords[a]);
+    l.extent[a] = ghosted.second - ghosted.first;
+    l.global_offset[a] = ghosted.first;
+    l.owned.begin[a] = owned.first - ghosted.first;
+    l.owned.end[a] = owned.second - ghosted.first;
+    l.ghosted.begin[a] = 0;
+    l.ghosted.end[a] = l.extent[a];
+    l.global.begin[a] = 0;
+    l.global.end[a] = global_points(loc, a);
+    l.geometry.origin[a] = m_spec.origin[a];
+    l.geometry.h[a] = spacing(a);
+    l.geometry.global_offset[a] = ghosted.first;
+  }
+  l.geometry.normal_axis = normal_axis(loc);
+  return l;
+}
+
+std::string Domain::describe() const {
+  std::ostringstream out;
+  out << m_spec.dim << "D, " << m_spec.cells[0] << "x" << m_spec.cells[1];
+  if (m_spec.dim == 3)
+    out << "x" << m_spec.cells[2];
+  out << " cells on " << m_dims[0] << "x" << m_dims[1];
+  if (m_spec.dim == 3)
+    out << "x" << m_dims[2];
+  out << " ranks, periodic ";
+  for (int a = 0; a < m_spec.dim; ++a)
+    out << (m_spec.periodic[a] ? "y" : "n");
+  return out.str();
+}
+
+} // namespace undertow

@@ -1,0 +1,30 @@
+#include "undertow/core/field.hpp"
+
+#include "undertow/core/error.hpp"
+
+namespace undertow {
+
+Field::Field(const Domain& domain, Location loc, int ghost, const std::string& name)
+    : m_name(name), m_layout(domain.layout(loc, ghost)),
+      m_view(name, m_layout.extent[0], m_layout.extent[1], m_layout.extent[2]) {}
+
+void fill_value(Field& field, const IndexSpace& space, double value) {
+  const FieldView v = field.view();
+  for_each("core::fill_value", space, KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = value; });
+}
+
+void axpy(double a, const Field& x, Field& y) {
+  require(x.owned() == y.owned() && x.location() == y.location(),
+          "axpy: fields '" + x.name() + "' and '" + y.name() + "' have different layouts");
+  const FieldView xv = x.view(), yv = y.view();
+  for_each("core::axpy", y.owned(),
+           KOKKOS_LAMBDA(long i, long j, long k) { yv(i, j, k) += a * xv(i, j, k); });
+}
+
+void copy(const Field& src, Field& dst) {
+  require(src.ghosted() == dst.ghosted() && src.location() == dst.location(),
+          "copy: fields '" + src.name() + "' and '" + dst.name() + "' have different layouts");
+  Kokkos::deep_copy(dst.view(), src.view());
+}
+
+} // namespace undertow

@@ -1,0 +1,95 @@
+#include "undertow/core/log.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+namespace undertow {
+
+Log::Log(const Communicator& comm) : m_root(comm.is_root()) {}
+
+void Log::attach_file(const std::string& path) {
+  if (!m_root)
+    return;
+  auto file = std::make_shared<std::ofstream>(path, std::ios::app);
+  if (!*file)
+    throw Error("cannot open the run log '" + path + "' for writing; check that the output "
+                "directory is writable");
+  m_file = file;
+}
+
+void Log::info(const std::string& line) const {
+  if (!m_root)
+    return;
+  std::cout << line << '\n' << std::flush;
+  if (m_file)
+    *m_file << line << '\n' << std::flush;
+}
+
+Timers::Scope::Scope(Timers& timers, const std::string& phase)
+    : m_timers(timers), m_phase(phase), m_start(std::chrono::steady_clock::now()) {
+  Kokkos::Profiling::pushRegion(phase);
+}
+
+Timers::Scope::~Scope() {
+  Kokkos::fence();
+  Kokkos::Profiling::popRegion();
+  m_timers.add(m_phase,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count());
+}
+
+double Timers::seconds(const std::string& phase) const {
+  const auto it = m_seconds.find(phase);
+  return it == m_seconds.end() ? 0.0 : it->second;
+}
+
+std::string Timers::report(const Communicator& comm) const {
+  // Rank 0's phase list decides the rows, so every rank takes part in the same reductions.
+  std::string names;
+  for (const auto& kv : m_seconds)
+    names += kv.first + "\n";
+  names = comm.broadcast(names);
+  std::ostringstream out;
+  char line[160];
+  std::snprintf(line, sizeof line, "  %-24s %12s %12s %12s", "phase", "min [s]", "mean [s]",
+                "max [s]");
+  out << line << "\n";
+  std::istringstream in(names);
+  std::string phase;
+  while (std::getline(in, phase)) {
+    const double t = seconds(phase);
+    const double lo = comm.min(t), hi = comm.max(t), mean = comm.sum(t) / comm.size();
+    std::snprintf(line, sizeof line, "  %-24s %12.4f %12.4f %12.4f", phase.c_str(), lo, mean, hi);
+    out << line << "\n";
+  }
+  return out.str();
+}
+
+Progress::Progress(const Log& log, long total_steps, long every)
+    : m_log(log), m_total(total_steps), m_every(every), m_start(std::chrono::steady_clock::now()) {}
+
+void Progress::update(long step, double time, double dt, const std::string& extra) {
+  if (m_every <= 0 || !m_log.is_root() || (step % m_every != 0 && step != m_total))
+    return;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  const double rate = step > 0 ? step / std::max(elapsed, 1e-12) : 0.0;
+  const double eta = rate > 0 ? (m_total - step) / rate : 0.0;
+  char line[256];
+  std::snprintf(line, sizeof line, "step %7ld/%ld  t = %.5e  dt = %.3e  %s  %.1f steps/s  ETA %s",
+                step, m_total, time, dt, extra.c_str(), rate, format_duration(eta).c_str());
+  m_log.info(line);
+}
+
+std::string format_duration(double seconds) {
+  const long s = static_cast<long>(seconds + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return buf;
+}
+
+} // namespace undertow

@@ -1,0 +1,98 @@
+/// The advection-diffusion model for `undertow run`: time loop, progress, divergence guard,
+/// error against the exact solution and the reference check.
+
+#include "models.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/solvers/scalar/advection_diffusion.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+std::string format(const char* fmt, double a, double b = 0) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, fmt, a, b);
+  return buf;
+}
+
+RunResult run_advection_diffusion(const RunContext& ctx) {
+  const Config& cfg = ctx.config;
+  const auto params = scalar::AdvectionDiffusionParams::from_config(cfg, ctx.domain.dim());
+  scalar::AdvectionDiffusion solver(ctx.domain, params);
+  solver.initialise(0.0);
+
+  const double t_end = cfg.get_real("time.t_end");
+  const double dt_asked = cfg.get_real("time.dt") > 0 ? cfg.get_real("time.dt")
+                                                      : solver.stable_dt(cfg.get_real("time.cfl"));
+  const long n_steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt_asked - 1e-9)));
+  const double dt = t_end / double(n_steps);
+  if (std::abs(dt - dt_asked) > 1e-12 * dt_asked)
+    ctx.log.info(format("time step %.6e rounded down to %.6e to land on t_end", dt_asked, dt));
+  if (dt > solver.stable_dt(1.0))
+    ctx.log.info(format("warning: dt = %.3e exceeds the linear stability limit %.3e of SSP-RK3; "
+                        "expect the run to diverge",
+                        dt, solver.stable_dt(1.0)));
+  ctx.log.info(format("advection-diffusion: kappa = %g, Courant number %.3f", params.kappa,
+                      solver.courant(dt)) +
+               ", " + std::to_string(n_steps) + " steps");
+
+  const long every = cfg.get_int("output.progress_every");
+  Progress progress(ctx.log, n_steps, every);
+  for (long n = 1; n <= n_steps; ++n) {
+    solver.step(dt);
+    if ((every > 0 && n % every == 0) || n == n_steps) {
+      const double size = solver.max_abs();
+      if (!std::isfinite(size))
+        throw CollectiveError(
+            "advection-diffusion diverged at step " + std::to_string(n) +
+            format(" (t = %.6e): the concentration is not finite; the Courant number is %.3f. "
+                   "Reduce time.cfl or time.dt.",
+                   solver.time(), solver.courant(dt)));
+      progress.update(n, solver.time(), dt,
+                      format("CFL %.3f  max|c| %.4e", solver.courant(dt), size));
+    }
+  }
+
+  const scalar::ErrorNorms err = solver.error();
+  ctx.log.info(format("error against the exact solution at t = %.6e: ", solver.time()) +
+               format("RMS %.6e, max %.6e", err.l2, err.linf));
+
+  RunResult result;
+  result.timers = solver.timers();
+  auto& f = result.figures;
+  f["steps"] = n_steps;
+  f["dt"] = dt;
+  f["t_end"] = solver.time();
+  f["courant"] = solver.courant(dt);
+  f["error_l2"] = err.l2;
+  f["error_linf"] = err.linf;
+  f["cell_updates"] = double(n_steps) * double(solver.concentration().layout().global.size());
+
+  const double l2_max = cfg.get_real("check.l2_error_max");
+  const double linf_max = cfg.get_real("check.linf_error_max");
+  result.has_reference = l2_max > 0;
+  if (result.has_reference) {
+    result.check_passed = err.l2 <= l2_max && (linf_max <= 0 || err.linf <= linf_max);
+    result.check_summary = format("RMS error %.6e (allowed %.3e)", err.l2, l2_max) +
+                           (linf_max > 0 ? format(", max error %.6e (allowed %.3e)", err.linf,
+                                                  linf_max)
+                                         : std::string());
+  }
+  return result;
+}
+
+} // namespace
+
+Model advection_diffusion_model() {
+  return {"advection_diffusion",
+          "passive scalar, uniform velocity, FV2 + SSP-RK3, exact Fourier-mode reference",
+          &scalar::AdvectionDiffusionParams::declare_keys, &run_advection_diffusion};
+}
+
+} // namespace jobs
+} // namespace undertow

@@ -1,0 +1,27 @@
+#pragma once
+/// \file
+/// The subcommands of the `undertow` executable. Each takes its own arguments (after the
+/// subcommand name) and returns the process exit code. All are collective over `comm`.
+
+#include "undertow/core/communicator.hpp"
+
+#include <string>
+#include <vector>
+
+namespace undertow {
+namespace jobs {
+
+/// Exit codes shared by every subcommand.
+enum ExitCode : int {
+  kSuccess = 0,
+  kCheckFailed = 1,  ///< ran, but --check found a mismatch against the reference
+  kUsageError = 2,   ///< bad command line or case file
+  kRunFailed = 3,    ///< the run itself failed (diverged, I/O, ...)
+};
+
+int command_info(const Communicator& comm, const std::vector<std::string>& args);
+int command_run(const Communicator& comm, const std::vector<std::string>& args);
+int command_keys(const Communicator& comm, const std::vector<std::string>& args);
+
+} // namespace jobs
+} // namespace undertow

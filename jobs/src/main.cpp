@@ -1,0 +1,77 @@
+/// The `undertow` executable. Order of life: MPI, then Kokkos, then the subcommand; Kokkos is
+/// finalised before MPI. Error policy:
+///   - ConfigError / CollectiveError: every rank raised it, rank 0 prints it, all ranks exit
+///     cleanly with code 2 (bad input) or 3 (run failure).
+///   - any other exception: raised on some ranks only; that rank prints it with its rank number
+///     and aborts the whole job (MPI_Abort), so the other ranks never hang.
+
+#include "commands.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <mpi.h>
+
+namespace {
+
+void usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: undertow <command> [arguments]\n"
+               "commands:\n"
+               "  info                      versions of undertow and its dependencies\n"
+               "  run CASE.ini [options]    run a case ('undertow run --help' for options)\n"
+               "  keys [--markdown]         every case-file key with its default and meaning\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int code = undertow::jobs::kSuccess;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    try {
+      const undertow::Communicator comm(MPI_COMM_WORLD);
+      const std::string command = argc > 1 ? argv[1] : "";
+      const std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
+      using Handler = int (*)(const undertow::Communicator&, const std::vector<std::string>&);
+      const std::map<std::string, Handler> handlers = {{"info", undertow::jobs::command_info},
+                                                       {"run", undertow::jobs::command_run},
+                                                       {"keys", undertow::jobs::command_keys}};
+      const auto it = handlers.find(command);
+      if (command == "--help" || command == "-h" || command == "help") {
+        if (comm.is_root())
+          usage(stdout);
+      } else if (it == handlers.end()) {
+        if (comm.is_root()) {
+          std::fprintf(stderr, "undertow: %s '%s'\n",
+                       command.empty() ? "no command given" : "unknown command", command.c_str());
+          usage(stderr);
+        }
+        code = undertow::jobs::kUsageError;
+      } else {
+        code = it->second(comm, args);
+      }
+    } catch (const undertow::ConfigError& e) {
+      if (world_rank == 0)
+        std::fprintf(stderr, "undertow: error: %s\n", e.what());
+      code = undertow::jobs::kUsageError;
+    } catch (const undertow::CollectiveError& e) {
+      if (world_rank == 0)
+        std::fprintf(stderr, "undertow: error: %s\n", e.what());
+      code = undertow::jobs::kRunFailed;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "undertow: error on rank %d: %s\nundertow: aborting all ranks\n",
+                   world_rank, e.what());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, undertow::jobs::kRunFailed);
+    }
+  }
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,50 @@
+#pragma once
+/// \file
+/// The models `undertow run` can drive, chosen by `case.model`. Each declares its own config
+/// sections and runs its time loop; the generic driver (run.cpp) does everything around it.
+
+#include "undertow/core/config.hpp"
+#include "undertow/core/domain.hpp"
+#include "undertow/core/log.hpp"
+#include "undertow/io/json.hpp"
+
+#include <string>
+#include <vector>
+
+namespace undertow {
+namespace jobs {
+
+/// What the driver hands a model. The domain is built from [domain]; `log` prints on rank 0.
+struct RunContext {
+  const Config& config;
+  const Domain& domain;
+  const Log& log;
+  std::string output_dir;
+};
+
+/// What a model hands back: figures for the report and the outcome of its reference check.
+struct RunResult {
+  io::Json figures = io::Json::object();
+  bool has_reference = false;  ///< the case names a reference to check against
+  bool check_passed = false;   ///< meaningful when has_reference
+  std::string check_summary;   ///< one line: measured against allowed
+  Timers timers;
+};
+
+struct Model {
+  std::string name;
+  std::string description;
+  void (*declare_keys)(ConfigSchema& schema);
+  RunResult (*run)(const RunContext& context);
+};
+
+/// All registered models.
+const std::vector<Model>& models();
+/// The schema of a run of `model`: the run-level sections plus the model's own.
+ConfigSchema schema_for(const Model& model);
+
+// Models
+Model advection_diffusion_model();
+
+} // namespace jobs
+} // namespace undertow

@@ -1,0 +1,181 @@
+/// `undertow run CASE.ini [--set k=v ...] [--output DIR] [--check] [--report FILE.json]`
+
+#include "commands.hpp"
+#include "models.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/field.hpp"
+#include "undertow/core/version.hpp"
+#include "undertow/io/files.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+struct RunOptions {
+  std::string case_file;
+  std::vector<std::string> overrides;
+  std::string output;
+  std::string report;
+  bool check = false;
+  int fail_on_rank = -1;
+};
+
+po::options_description visible_options() {
+  po::options_description d("Options of 'undertow run CASE.ini'");
+  d.add_options()("set", po::value<std::vector<std::string>>()->composing(),
+                  "override a case-file key: --set section.key=value (repeatable)")(
+      "output", po::value<std::string>(), "output directory (overrides output.dir)")(
+      "check", po::bool_switch(), "compare with the case's reference; exit 1 on a mismatch")(
+      "report", po::value<std::string>(), "write a JSON summary of the run to this file")(
+      "help,h", "print this help");
+  return d;
+}
+
+/// Parses the arguments after `run`. Returns false if help was printed.
+bool parse_run_options(const Communicator& comm, const std::vector<std::string>& args,
+                       RunOptions& opt) {
+  po::options_description visible = visible_options();
+  po::options_description all = visible;
+  all.add_options()("case", po::value<std::string>(), "case file")(
+      "fail-on-rank", po::value<int>(), "testing aid: throw a run error on this rank");
+  po::positional_options_description positional;
+  positional.add("case", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::ostringstream help;
+    help << visible;
+    throw ConfigError(std::string("undertow run: ") + e.what() + "\n" + help.str());
+  }
+  if (vm.count("help")) {
+    if (comm.is_root())
+      std::cout << "usage: undertow run CASE.ini [options]\n" << visible;
+    return false;
+  }
+  if (!vm.count("case"))
+    throw ConfigError("undertow run: no case file given; usage: undertow run CASE.ini [--set "
+                      "section.key=value ...] [--output DIR] [--check] [--report FILE.json]");
+  opt.case_file = vm["case"].as<std::string>();
+  if (vm.count("set"))
+    opt.overrides = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("output"))
+    opt.output = vm["output"].as<std::string>();
+  if (vm.count("report"))
+    opt.report = vm["report"].as<std::string>();
+  opt.check = vm["check"].as<bool>();
+  if (vm.count("fail-on-rank"))
+    opt.fail_on_rank = vm["fail-on-rank"].as<int>();
+  return true;
+}
+
+const Model& find_model(const std::string& name) {
+  std::string names;
+  for (const auto& m : models()) {
+    if (m.name == name)
+      return m;
+    names += (names.empty() ? "" : ", ") + m.name;
+  }
+  throw ConfigError("case.model = '" + name + "' is not a model undertow knows; choose one of: " +
+                    names + ".");
+}
+
+} // namespace
+
+int command_run(const Communicator& comm, const std::vector<std::string>& args) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  RunOptions opt;
+  if (!parse_run_options(comm, args, opt))
+    return kSuccess;
+
+  // Rank 0 reads the case file; every rank parses and validates the same text.
+  std::string text;
+  run_on_root(comm, [&] { text = io::read_file(opt.case_file); });
+  text = comm.broadcast(text);
+  const RawConfig raw = RawConfig::parse(text, opt.case_file, opt.overrides);
+  const Model& model = find_model(raw.get_or("case.model", models().front().name));
+  const Config config(schema_for(model), raw);
+
+  const std::string case_name = config.get_string("case.name").empty()
+                                    ? std::filesystem::path(opt.case_file).stem().string()
+                                    : config.get_string("case.name");
+  std::string output_dir = !opt.output.empty()                       ? opt.output
+                           : !config.get_string("output.dir").empty() ? config.get_string("output.dir")
+                                                                      : "runs/" + case_name;
+  if (opt.check && config.get_real("check.l2_error_max") <= 0)
+    throw ConfigError("--check needs a reference: set check.l2_error_max in [check] of " +
+                      opt.case_file + ".");
+
+  const Domain domain(comm, DomainSpec::from_config(config));
+  Log log(comm);
+  run_on_root(comm, [&] {
+    io::make_directories(output_dir);
+    io::write_file_atomic(output_dir + "/config.ini", config.to_ini());
+    log.attach_file(output_dir + "/run.log");
+  });
+
+  log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + ": case '" + case_name +
+           "', model " + model.name + ", " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " +
+           ExecutionSpace::name());
+  log.info("domain: " + domain.describe());
+  log.info("configuration (saved to " + output_dir + "/config.ini, hash " + config.hash() + "):");
+  log.info(config.describe());
+
+  if (opt.fail_on_rank == comm.rank())
+    throw Error("failure injected with --fail-on-rank " + std::to_string(opt.fail_on_rank) +
+                " (testing aid)");
+
+  const RunContext context{config, domain, log, output_dir};
+  RunResult result = model.run(context);
+
+  log.info("time per phase (over ranks):");
+  log.info(result.timers.report(comm));
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  io::Json report = io::Json::object();
+  report["undertow_version"] = UNDERTOW_VERSION_STRING;
+  report["case"] = case_name;
+  report["case_file"] = opt.case_file;
+  report["model"] = model.name;
+  report["config_hash"] = config.hash();
+  report["mpi_ranks"] = comm.size();
+  report["kokkos_execution_space"] = ExecutionSpace::name();
+  report["domain"] = domain.describe();
+  report["wall_seconds"] = comm.max(wall);
+  report["figures"] = result.figures;
+  for (const auto& kv : result.timers.all())
+    report["timers_rank0_seconds"][kv.first] = kv.second;
+  if (result.has_reference) {
+    report["check"]["passed"] = result.check_passed;
+    report["check"]["summary"] = result.check_summary;
+  }
+  run_on_root(comm, [&] {
+    io::write_file_atomic(output_dir + "/report.json", report.dump());
+    if (!opt.report.empty())
+      io::write_file_atomic(opt.report, report.dump());
+  });
+  log.info("report: " + output_dir + "/report.json" +
+           (opt.report.empty() ? std::string() : " and " + opt.report));
+
+  if (!opt.check)
+    return kSuccess;
+  log.info(std::string("check: ") + (result.check_passed ? "PASSED" : "FAILED") + ": " +
+           result.check_summary);
+  return result.check_passed ? kSuccess : kCheckFailed;
+}
+
+} // namespace jobs
+} // namespace undertow
