@@ -432,6 +432,8 @@ bool Config::is_given(const std::string& key) const {
 }
 
 std::string Config::to_ini() const {
+  // Keys the user gave are active; defaults are written as comments, so that the file reruns
+  // the same configuration without pinning values the user never chose.
   std::ostringstream out;
   std::string current;
   for (const auto& kv : m_values) {
@@ -440,7 +442,9 @@ std::string Config::to_ini() const {
       out << (current.empty() ? "" : "\n") << "[" << section << "]\n";
       current = section;
     }
-    out << kv.first.substr(section.size() + 1) << " = " << kv.second << "\n";
+    const bool given = m_origin.at(kv.first) != "default";
+    out << (given ? "" : "# ") << kv.first.substr(section.size() + 1) << " = " << kv.second
+        << (given ? "" : "   (default)") << "\n";
   }
   return out.str();
 }
@@ -453,8 +457,11 @@ std::string Config::describe() const {
 }
 
 std::string Config::hash() const {
+  std::string canonical;
+  for (const auto& kv : m_values)
+    canonical += kv.first + "=" + kv.second + "\n";
   std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : to_ini()) {
+  for (unsigned char c : canonical) {
     h ^= c;
     h *= 1099511628211ull;
   }

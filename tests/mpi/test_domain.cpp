@@ -1,1 +1,148 @@
+// Domain: uneven splits, automatic and user-given process grids, owned index spaces that
+// partition the global points of every staggered location, and coordinates.
+
+#include "test_support.hpp"
+
+#include "undertow/core/config.hpp"
+#include "undertow/core/error.hpp"
+
 #include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+using undertow::testing::make_spec;
+using undertow::testing::process_grids;
+using undertow::testing::world;
+
+const Location kLocations[4] = {Location::Cell, Location::FaceX, Location::FaceY, Location::FaceZ};
+
+TEST(Domain, UnevenSplitsCoverEveryCellOnce) {
+  const auto& comm = world();
+  for (const auto& grid : process_grids(2, comm.size())) {
+    const Domain d(comm, make_spec(2, {37, 23, 1}, {false, true, false}, grid));
+    for (int a = 0; a < 2; ++a) {
+      long expected_offset = 0;
+      for (int c = 0; c < d.ranks_along(a); ++c) {
+        EXPECT_EQ(d.cell_offset(a, c), expected_offset);
+        expected_offset += d.cell_count(a, c);
+        // Balanced: counts differ by at most one.
+        EXPECT_LE(std::abs(d.cell_count(a, c) - d.cell_count(a, 0)), 1);
+      }
+      EXPECT_EQ(expected_offset, d.global_cells(a));
+    }
+  }
+}
+
+TEST(Domain, OwnedSpacesPartitionEveryLocation) {
+  const auto& comm = world();
+  for (int dim = 2; dim <= 3; ++dim) {
+    for (const auto& grid : process_grids(dim, comm.size())) {
+      for (const bool periodic : {false, true}) {
+        const Domain d(comm, make_spec(dim, {17, 13, 11}, {periodic, !periodic, periodic}, grid));
+        for (int l = 0; l < 1 + dim; ++l) {
+          const FieldLayout lay = d.layout(kLocations[l], 1);
+          // Owned boxes of all ranks: disjoint, inside the global range, adding up to it.
+          long box[6];
+          for (int a = 0; a < 3; ++a) {
+            box[a] = lay.owned.begin[a] + lay.global_offset[a];
+            box[3 + a] = lay.owned.end[a] + lay.global_offset[a];
+            EXPECT_GE(box[a], 0);
+            EXPECT_LE(box[3 + a], lay.global.end[a]);
+          }
+          std::vector<long> all(6 * comm.size());
+          MPI_Allgather(box, 6, MPI_LONG, all.data(), 6, MPI_LONG, comm.raw());
+          long total = 0;
+          for (int r = 0; r < comm.size(); ++r) {
+            total += (all[6 * r + 3] - all[6 * r]) * (all[6 * r + 4] - all[6 * r + 1]) *
+                     (all[6 * r + 5] - all[6 * r + 2]);
+            for (int q = 0; q < r; ++q) {
+              bool overlap = true;
+              for (int a = 0; a < 3; ++a)
+                overlap = overlap && std::max(all[6 * r + a], all[6 * q + a]) <
+                                         std::min(all[6 * r + 3 + a], all[6 * q + 3 + a]);
+              EXPECT_FALSE(overlap) << "ranks " << r << " and " << q << " overlap";
+            }
+          }
+          EXPECT_EQ(total, lay.global.size()) << to_string(kLocations[l]) << " dim " << dim;
+          // N cells give N + 1 faces on a non-periodic axis, N on a periodic one.
+          const int n = normal_axis(kLocations[l]);
+          if (n >= 0) {
+            EXPECT_EQ(lay.global.extent(n), d.global_cells(n) + (d.periodic(n) ? 0 : 1));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Domain, GhostedLayoutAndCoordinates) {
+  const auto& comm = world();
+  const Domain d(comm, make_spec(3, {17, 13, 11}, {true, false, false}));
+  const FieldLayout cell = d.layout(Location::Cell, 2);
+  const FieldLayout face = d.layout(Location::FaceY, 2);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_EQ(cell.extent[a], d.cell_count(a) + 4);
+    EXPECT_EQ(face.extent[a], d.cell_count(a) + 4 + (a == 1 ? 1 : 0));
+    EXPECT_EQ(cell.owned.begin[a], 2);
+    // The lower face of a cell has the cell's local index when the ghost widths agree.
+    EXPECT_EQ(cell.global_offset[a], face.global_offset[a]);
+  }
+  const double h0 = 1.0 / 17, h1 = 0.75 / 13;
+  const long i = cell.owned.begin[0], j = cell.owned.begin[1];
+  EXPECT_NEAR(cell.geometry.coordinate(0, i), -0.5 + (d.cell_offset(0) + 0.5) * h0, 1e-15);
+  EXPECT_NEAR(face.geometry.coordinate(1, j), 0.25 + d.cell_offset(1) * h1, 1e-15);
+  EXPECT_NEAR(face.geometry.coordinate(0, i), -0.5 + (d.cell_offset(0) + 0.5) * h0, 1e-15);
+}
+
+TEST(Domain, AutomaticGridMinimisesCuts) {
+  DomainSpec wide = make_spec(2, {64, 16, 1}, {false, false, false});
+  EXPECT_EQ(choose_process_grid(wide, 4), (std::array<int, 3>{4, 1, 1}));
+  DomainSpec square = make_spec(2, {32, 32, 1}, {false, false, false});
+  EXPECT_EQ(choose_process_grid(square, 4), (std::array<int, 3>{2, 2, 1}));
+  DomainSpec cube = make_spec(3, {16, 16, 16}, {false, false, false});
+  EXPECT_EQ(choose_process_grid(cube, 8), (std::array<int, 3>{2, 2, 2}));
+  DomainSpec partly = make_spec(3, {16, 16, 16}, {false, false, false}, {0, 4, 0});
+  EXPECT_EQ(choose_process_grid(partly, 8)[1], 4);
+}
+
+TEST(Domain, ImpossibleDecompositionsAreConfigErrors) {
+  DomainSpec s = make_spec(2, {16, 16, 1}, {false, false, false}, {3, 1, 1});
+  try {
+    choose_process_grid(s, 4);
+    FAIL() << "3x1 accepted for 4 ranks";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("domain.ranks"), std::string::npos) << e.what();
+  }
+  DomainSpec thin = make_spec(2, {2, 1, 1}, {false, false, false});
+  try {
+    choose_process_grid(thin, 3);
+    FAIL() << "2x1 cells split over 3 ranks";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot split"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Domain, FaceZDoesNotExistIn2D) {
+  const Domain d(world(), make_spec(2, {8, 8, 1}, {false, false, false}));
+  EXPECT_THROW(d.layout(Location::FaceZ, 1), Error);
+}
+
+TEST(Domain, ConfigKeysBuildTheSpec) {
+  ConfigSchema schema;
+  DomainSpec::declare_keys(schema);
+  const Config c(schema, RawConfig::parse("[domain]\ndim = 3\ncells = 4 5 6\nperiodic = 1 0 1\n",
+                                          "t.ini", {}));
+  const DomainSpec s = DomainSpec::from_config(c);
+  EXPECT_EQ(s.cells, (std::array<long, 3>{4, 5, 6}));
+  EXPECT_EQ(s.periodic, (std::array<bool, 3>{true, false, true}));
+  const Config bad(schema, RawConfig::parse("[domain]\ndim = 3\ncells = 4 5\n", "t.ini", {}));
+  try {
+    DomainSpec::from_config(bad);
+    FAIL() << "2 cell counts accepted in 3D";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("domain.cells has 2 entries"), std::string::npos);
+  }
+}
+
+} // namespace

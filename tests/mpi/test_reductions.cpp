@@ -1,1 +1,84 @@
+// Global reductions and gathers give the same exact answers on any number of ranks.
+
+#include "test_support.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+
 #include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+using undertow::testing::make_spec;
+using undertow::testing::world;
+
+/// Sets the owned values of `f` to their global linear index (k fastest).
+void set_to_global_index(Field& f) {
+  const FieldLayout lay = f.layout();
+  const FieldView v = f.view();
+  const long o0 = lay.global_offset[0], o1 = lay.global_offset[1], o2 = lay.global_offset[2];
+  const long n1 = lay.global.extent(1), n2 = lay.global.extent(2);
+  for_each("test::global_index", f.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+    v(i, j, k) = double(((i + o0) * n1 + (j + o1)) * n2 + (k + o2));
+  });
+}
+
+TEST(Reductions, SumMaxDotAreExact) {
+  const auto& comm = world();
+  for (int dim = 2; dim <= 3; ++dim) {
+    const Domain d(comm, make_spec(dim, {17, 13, 11}, {false, true, false}));
+    for (const Location loc : {Location::Cell, Location::FaceX, Location::FaceY}) {
+      Field f(d, loc, 2, "f");
+      fill_value(f, f.ghosted(), 1.0e30); // ghosts hold garbage that must not count
+      set_to_global_index(f);
+      const double n = double(f.layout().global.size());
+      EXPECT_EQ(global_sum(comm, f), n * (n - 1) / 2);
+      EXPECT_EQ(global_max(comm, f), n - 1);
+      EXPECT_EQ(global_max_abs(comm, f), n - 1);
+      EXPECT_EQ(global_dot(comm, f, f), (n - 1) * n * (2 * n - 1) / 6);
+    }
+  }
+}
+
+TEST(Reductions, GatherToRootRestoresGlobalOrder) {
+  const auto& comm = world();
+  const Domain d(comm, make_spec(3, {7, 6, 5}, {true, false, false}));
+  Field f(d, Location::FaceY, 1, "f");
+  set_to_global_index(f);
+  const std::vector<double> all = gather_to_root(comm, f);
+  if (comm.is_root()) {
+    ASSERT_EQ(all.size(), static_cast<std::size_t>(7 * 7 * 5));
+    for (std::size_t p = 0; p < all.size(); ++p)
+      ASSERT_EQ(all[p], double(p));
+  } else {
+    EXPECT_TRUE(all.empty());
+  }
+}
+
+TEST(Reductions, CommunicatorHelpers) {
+  const auto& comm = world();
+  EXPECT_EQ(comm.sum(1.0), double(comm.size()));
+  EXPECT_EQ(comm.max(double(comm.rank())), double(comm.size() - 1));
+  EXPECT_EQ(comm.min(double(comm.rank())), 0.0);
+  EXPECT_EQ(comm.sum(2LL), 2LL * comm.size());
+  EXPECT_EQ(comm.broadcast(comm.is_root() ? "from root" : "other"), "from root");
+  const auto v = comm.sum(std::vector<double>{1.0, double(comm.rank())});
+  EXPECT_EQ(v[0], double(comm.size()));
+}
+
+TEST(Reductions, RunOnRootMakesFailuresCollective) {
+  const auto& comm = world();
+  EXPECT_THROW(run_on_root(comm, [] { throw ConfigError("bad input"); }), ConfigError);
+  try {
+    run_on_root(comm, [] { throw std::runtime_error("disk full"); });
+    FAIL() << "no exception";
+  } catch (const CollectiveError& e) {
+    EXPECT_STREQ(e.what(), "disk full");
+  }
+  int calls = 0;
+  run_on_root(comm, [&] { ++calls; });
+  EXPECT_EQ(calls, comm.is_root() ? 1 : 0);
+}
+
+} // namespace

@@ -86,11 +86,13 @@ public:
   /// True if the user gave the key (file or --set) rather than relying on its default.
   bool is_given(const std::string& key) const;
 
-  /// The effective configuration as an INI file that reproduces this run.
+  /// The effective configuration as an INI file that reproduces this run: keys the user gave are
+  /// set, every other key is listed as a comment with its default.
   std::string to_ini() const;
   /// One line per key with its origin, for the start-of-run log.
   std::string describe() const;
-  /// FNV-1a hash of to_ini(), as 16 hex digits: identifies the configuration in output files.
+  /// FNV-1a hash of every effective key = value, as 16 hex digits: identifies the configuration
+  /// in output files.
   std::string hash() const;
 
 private:

@@ -1,0 +1,70 @@
+#pragma once
+// Helpers shared by the MPI tests.
+
+#include "undertow/core/domain.hpp"
+#include "undertow/core/field.hpp"
+
+#include <cstdint>
+#include <mpi.h>
+#include <vector>
+
+namespace undertow {
+namespace testing {
+
+/// The communicator every test runs on (the executable's world; library code never sees it).
+inline const Communicator& world() {
+  static const Communicator comm(MPI_COMM_WORLD);
+  return comm;
+}
+
+/// Every process grid (px, py, pz) with product `size` (pz = 1 in 2D).
+inline std::vector<std::array<int, 3>> process_grids(int dim, int size) {
+  std::vector<std::array<int, 3>> out;
+  for (int px = 1; px <= size; ++px)
+    for (int py = 1; py <= size; ++py)
+      for (int pz = 1; pz <= (dim == 3 ? size : 1); ++pz)
+        if (px * py * pz == size)
+          out.push_back({px, py, pz});
+  return out;
+}
+
+inline DomainSpec make_spec(int dim, std::array<long, 3> cells, std::array<bool, 3> periodic,
+                            std::array<int, 3> ranks = {0, 0, 0}) {
+  DomainSpec s;
+  s.dim = dim;
+  s.cells = cells;
+  if (dim == 2) {
+    s.cells[2] = 1;
+    periodic[2] = false;
+    ranks[2] = 1;
+  }
+  s.periodic = periodic;
+  s.ranks = ranks;
+  s.length = {1.0, 0.75, 0.5};
+  s.origin = {-0.5, 0.25, 1.0};
+  return s;
+}
+
+/// A reproducible pseudo-random number in [0, 1) from an integer key (splitmix64).
+inline double hash_uniform(std::uint64_t key) {
+  std::uint64_t z = key + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z = z ^ (z >> 31);
+  return double(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/// Fills every local value (ghosts too) of `f` with hash_uniform of (seed, rank, local index).
+inline void fill_random(Field& f, std::uint64_t seed, int rank) {
+  auto host = Kokkos::create_mirror_view(f.view());
+  const auto& e = f.layout().extent;
+  for (long i = 0; i < e[0]; ++i)
+    for (long j = 0; j < e[1]; ++j)
+      for (long k = 0; k < e[2]; ++k)
+        host(i, j, k) = hash_uniform(seed * 1000003ull + std::uint64_t(rank) * 7919ull * 1000003ull +
+                                     std::uint64_t((i * e[1] + j) * e[2] + k));
+  Kokkos::deep_copy(f.view(), host);
+}
+
+} // namespace testing
+} // namespace undertow
