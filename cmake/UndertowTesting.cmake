@@ -11,10 +11,12 @@ function(undertow_mpi_command out ranks)
       ${MPIEXEC_POSTFLAGS} PARENT_SCOPE)
 endfunction()
 
-# undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ...)
+# undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ... [SLOW_RANKS 4])
 # Builds test_<name> with the MPI-aware GoogleTest main and registers <name>_np<N> per rank count.
+# Test cases whose suite name ends in "Slow" run only in <name>_slow_np<N> (label slow), registered
+# for SLOW_RANKS.
 function(undertow_add_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS;SLOW_RANKS" ${ARGN})
   if(NOT ARG_RANKS)
     set(ARG_RANKS 1)
   endif()
@@ -26,10 +28,17 @@ function(undertow_add_test name)
   target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   undertow_set_warnings(test_${name})
   foreach(ranks IN LISTS ARG_RANKS)
-    undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}>)
+    undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}> --gtest_filter=-*Slow.*)
     add_test(NAME ${name}_np${ranks} COMMAND ${cmd})
     set_tests_properties(${name}_np${ranks} PROPERTIES
       PROCESSORS ${ranks} LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+      ENVIRONMENT "${UNDERTOW_TEST_ENVIRONMENT}")
+  endforeach()
+  foreach(ranks IN LISTS ARG_SLOW_RANKS)
+    undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}> --gtest_filter=*Slow.*)
+    add_test(NAME ${name}_slow_np${ranks} COMMAND ${cmd})
+    set_tests_properties(${name}_slow_np${ranks} PROPERTIES
+      PROCESSORS ${ranks} LABELS "${ARG_LABELS};slow" TIMEOUT 1200
       ENVIRONMENT "${UNDERTOW_TEST_ENVIRONMENT}")
   endforeach()
 endfunction()

@@ -243,7 +243,9 @@ std::string ConfigSchema::markdown() const {
       if (section_of(kv.first) != section)
         continue;
       const KeySpec& k = kv.second;
-      const std::string def = k.required ? "(required)" : "`" + k.default_value + "`";
+      const std::string def = k.required                ? "(required)"
+                              : k.default_value.empty() ? "(empty)"
+                                                        : "`" + k.default_value + "`";
       out << "| `" << k.key << "` | " << type_name(k.type) << " | " << def << " | "
           << k.allowed() << " | " << k.description << " |\n";
     }

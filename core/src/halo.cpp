@@ -78,13 +78,19 @@ void check_mpi(int code, const char* what) {
     throw Error(std::string("halo exchange: ") + what + " failed");
 }
 
-/// Copies a box of `v` into buf[offset ...], k fastest.
+/// Position of (i, j, k) in a packed box, i fastest (the field layout's order).
+KOKKOS_INLINE_FUNCTION std::size_t packed_index(long i, long j, long k, long b0, long b1, long b2,
+                                                long e0, long e1) {
+  return static_cast<std::size_t>(((k - b2) * e1 + (j - b1)) * e0 + (i - b0));
+}
+
+/// Copies a box of `v` into buf[offset ...].
 void pack(const FieldView& v, const IndexSpace& box, const Kokkos::View<double*, MemorySpace>& buf,
           std::size_t offset) {
   const long b0 = box.begin[0], b1 = box.begin[1], b2 = box.begin[2];
-  const long e1 = box.extent(1), e2 = box.extent(2);
+  const long e0 = box.extent(0), e1 = box.extent(1);
   for_each("halo::pack", box, KOKKOS_LAMBDA(long i, long j, long k) {
-    buf(offset + ((i - b0) * e1 + (j - b1)) * e2 + (k - b2)) = v(i, j, k);
+    buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1)) = v(i, j, k);
   });
 }
 
@@ -92,14 +98,14 @@ void pack(const FieldView& v, const IndexSpace& box, const Kokkos::View<double*,
 void unpack(const FieldView& v, const IndexSpace& box,
             const Kokkos::View<double*, MemorySpace>& buf, std::size_t offset, bool add) {
   const long b0 = box.begin[0], b1 = box.begin[1], b2 = box.begin[2];
-  const long e1 = box.extent(1), e2 = box.extent(2);
+  const long e0 = box.extent(0), e1 = box.extent(1);
   if (add)
     for_each("halo::unpack_add", box, KOKKOS_LAMBDA(long i, long j, long k) {
-      v(i, j, k) += buf(offset + ((i - b0) * e1 + (j - b1)) * e2 + (k - b2));
+      v(i, j, k) += buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1));
     });
   else
     for_each("halo::unpack", box, KOKKOS_LAMBDA(long i, long j, long k) {
-      v(i, j, k) = buf(offset + ((i - b0) * e1 + (j - b1)) * e2 + (k - b2));
+      v(i, j, k) = buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1));
     });
 }
 

@@ -8,6 +8,7 @@
 #include "undertow/solvers/scalar/advection_diffusion_terms.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <gtest/gtest.h>
 
 namespace {
@@ -93,6 +94,10 @@ TEST(AdvectionDiffusion, SecondOrderConvergence2D) {
     }
     for (double p : orders(l2))
       EXPECT_GT(p, 1.9) << "RMS order, periodic " << periodic[0] << periodic[1];
+    if (comm.is_root())
+      std::printf("2D periodic %d%d: RMS errors 16/32/64 %.4e %.4e %.4e, orders %.3f %.3f\n",
+                  int(periodic[0]), int(periodic[1]), l2[0], l2[1], l2[2], orders(l2)[0],
+                  orders(l2)[1]);
     for (double p : orders(linf))
       EXPECT_GT(p, 1.85) << "max order, periodic " << periodic[0] << periodic[1];
     EXPECT_LT(l2.back(), 5e-3);
@@ -108,6 +113,27 @@ TEST(AdvectionDiffusion, SecondOrderConvergence3D) {
       l2.push_back(run(comm, spec(3, n, periodic), 0.25).error.l2);
     for (double p : orders(l2))
       EXPECT_GT(p, 1.9) << "3D RMS order, periodic " << periodic[0] << periodic[1] << periodic[2];
+    if (comm.is_root())
+      std::printf("3D: RMS errors 8/16/32 %.4e %.4e %.4e, orders %.3f %.3f\n", l2[0], l2[1],
+                  l2[2], orders(l2)[0], orders(l2)[1]);
+  }
+}
+
+// Finer grids, on 4 ranks (label slow): the asymptotic order, closer to 2 than on coarse grids.
+TEST(AdvectionDiffusionSlow, AsymptoticOrderOnFinerGrids) {
+  const auto& comm = world();
+  std::vector<double> l2_2d, l2_3d;
+  for (long n : {64, 128, 256})
+    l2_2d.push_back(run(comm, spec(2, n, {true, false, false}), 0.5).error.l2);
+  for (long n : {16, 32, 64})
+    l2_3d.push_back(run(comm, spec(3, n, {true, true, false}), 0.25).error.l2);
+  for (double p : orders(l2_2d))
+    EXPECT_NEAR(p, 2.0, 0.05) << "2D";
+  for (double p : orders(l2_3d))
+    EXPECT_NEAR(p, 2.0, 0.1) << "3D";
+  if (comm.is_root()) {
+    std::printf("2D RMS errors 64/128/256: %.4e %.4e %.4e\n", l2_2d[0], l2_2d[1], l2_2d[2]);
+    std::printf("3D RMS errors 16/32/64:   %.4e %.4e %.4e\n", l2_3d[0], l2_3d[1], l2_3d[2]);
   }
 }
 

@@ -13,8 +13,13 @@ namespace undertow {
 
 using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 using MemorySpace = ExecutionSpace::memory_space;
-/// Field storage: 3 indices (i, j, k) in local array coordinates; k has extent 1 in 2D.
-using FieldView = Kokkos::View<double***, MemorySpace>;
+/// Field storage: 3 indices (i, j, k) in local array coordinates; k has extent 1 in 2D. x is the
+/// fastest index (LayoutLeft) on every backend: contiguous inner loops in 2D and 3D on CPUs, and
+/// coalesced accesses on GPUs, where neighbouring threads take neighbouring i.
+using FieldLayoutTag = Kokkos::LayoutLeft;
+using FieldView = Kokkos::View<double***, FieldLayoutTag, MemorySpace>;
+/// Iteration order matching the layout: i innermost.
+using IterationRank = Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>;
 
 /// Values at one staggered location, with ghost layers, on one rank's part of a Domain.
 /// The View is reference-counted: copies of a Field share storage (like Kokkos Views).
@@ -42,8 +47,8 @@ private:
 };
 
 /// MDRange policy over an index space.
-inline Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<3>> policy(const IndexSpace& space) {
-  return Kokkos::MDRangePolicy<ExecutionSpace, Kokkos::Rank<3>>(
+inline Kokkos::MDRangePolicy<ExecutionSpace, IterationRank> policy(const IndexSpace& space) {
+  return Kokkos::MDRangePolicy<ExecutionSpace, IterationRank>(
       {space.begin[0], space.begin[1], space.begin[2]}, {space.end[0], space.end[1], space.end[2]});
 }
 

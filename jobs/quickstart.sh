@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# undertow quick start: installs what is missing, configures, builds with all cores, then either
+# runs the main job (`run`, the default) or the test suite (`test`). Idempotent: on a machine
+# where everything is installed and built it only re-checks and re-runs.
+#
+#   bash jobs/quickstart.sh run     # set up, build, run the main job
+#   bash jobs/quickstart.sh test    # set up, build, run the whole test suite
+#
+# Environment: BUILD_DIR (default build), JOBS (default: all cores), RANKS (main job, default
+# min(cores, 4)), UNDERTOW_CMAKE_ARGS (extra configure arguments).
+set -euo pipefail
+
+mode="${1:-run}"
+case "$mode" in
+  run | test) ;;
+  *) echo "usage: bash jobs/quickstart.sh [run|test]" >&2; exit 2 ;;
+esac
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BUILD_DIR:-$root/build}"
+jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+# --- 1. System packages (Debian 12 / Ubuntu names) -------------------------------------------
+packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev
+          libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev)
+if command -v dpkg-query >/dev/null 2>&1; then
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "undertow: installing missing packages: ${missing[*]}"
+    if [ "$(id -u)" -eq 0 ]; then
+      sudo=()
+    else
+      echo "undertow: this needs administrator rights; sudo will ask for your password."
+      sudo=(sudo)
+    fi
+    "${sudo[@]}" apt-get update -q
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  else
+    echo "undertow: all required packages are installed"
+  fi
+else
+  echo "undertow: not a Debian-like system; make sure these (or your modules) are available:"
+  echo "  MPI, PETSc >= 3.18, parallel HDF5 >= 1.10, Kokkos >= 3.4, Boost.Program_options, GoogleTest"
+  echo "  (see docs/building.md for clusters, Spack and modules)"
+fi
+
+# --- 2. Configure and build ---------------------------------------------------------------------
+mkdir -p "$build"
+# shellcheck disable=SC2086
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DUNDERTOW_WERROR=ON ${UNDERTOW_CMAKE_ARGS:-} \
+  > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+grep -A20 "configuration summary" "$build/configure.log" | sed -n '1,18p' | sed 's/^-- //'
+cmake --build "$build" -j "$jobs"
+
+# OpenMPI refuses to run as root, or with more ranks than cores, unless told that it is wanted.
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# --- 3. Run ---------------------------------------------------------------------------------------
+if [ "$mode" = test ]; then
+  cd "$build"
+  exec ctest --output-on-failure -j "$jobs" ${UNDERTOW_CTEST_ARGS:-}
+fi
+
+ranks="${RANKS:-$((jobs < 4 ? jobs : 4))}"
+case_file="$root/cases/advection_diffusion/periodic_mode.ini"
+out="$root/runs/quickstart"
+echo "undertow: main job: $case_file on $ranks MPI rank(s)"
+mpiexec -n "$ranks" "$build/bin/undertow" run "$case_file" --check --output "$out" \
+  --report "$out/report.json"
+echo
+echo "undertow: main job finished; its error against the exact solution:"
+grep "error against the exact solution" "$out/run.log" | tail -n 1
