@@ -35,8 +35,9 @@ double triad_bandwidth(const Communicator& comm, long n, int reps) {
   for (int r = 0; r < reps; ++r) {
     comm.barrier();
     const auto t0 = Clock::now();
-    Kokkos::parallel_for("bench::triad", Kokkos::RangePolicy<ExecutionSpace>(0, n),
-                         KOKKOS_LAMBDA(long i) { a(i) = b(i) + 3.0 * c(i); });
+    Kokkos::parallel_for(
+        "bench::triad", Kokkos::RangePolicy<ExecutionSpace>(0, n),
+        KOKKOS_LAMBDA(long i) { a(i) = b(i) + 3.0 * c(i); });
     Kokkos::fence();
     const double t = comm.max(std::chrono::duration<double>(Clock::now() - t0).count());
     best = std::min(best, t);
@@ -75,9 +76,14 @@ Row measure(const Communicator& comm, int dim, long n, long steps) {
   const double step = total / steps;
   const double cells = double(solver.concentration().layout().global.size());
   const double bytes = 3.0 * double(dim + 6) * 8.0 * cells;
-  return {static_cast<long>(cells), step,       tendency,    update,
-          halo,                     std::max(0.0, step - tendency - update - halo),
-          cells / step / 1e6,       bytes / (tendency + update) / 1e9};
+  return {static_cast<long>(cells),
+          step,
+          tendency,
+          update,
+          halo,
+          std::max(0.0, step - tendency - update - halo),
+          cells / step / 1e6,
+          bytes / (tendency + update) / 1e9};
 }
 
 } // namespace
@@ -93,17 +99,16 @@ int main(int argc, char** argv) {
       std::printf("advection-diffusion step benchmark: %d rank(s), Kokkos %s, %ld steps\n",
                   comm.size(), ExecutionSpace::name(), steps);
       std::printf("triad bandwidth (same run, all ranks): %.2f GB/s\n\n", triad);
-      std::printf("%4s %10s %11s %11s %11s %11s %11s %12s %10s %8s\n", "dim", "cells",
-                  "step [ms]", "tendency", "update", "halo", "other", "Mcell-upd/s", "kern GB/s",
-                  "of triad");
+      std::printf("%4s %10s %11s %11s %11s %11s %11s %12s %10s %8s\n", "dim", "cells", "step [ms]",
+                  "tendency", "update", "halo", "other", "Mcell-upd/s", "kern GB/s", "of triad");
     }
     const std::pair<int, long> sizes[] = {{2, 256}, {2, 512}, {2, 1024}, {3, 64}, {3, 128}};
     for (const auto& [dim, n] : sizes) {
       const Row r = measure(comm, dim, n, dim == 3 && n >= 128 ? std::max(2L, steps / 4) : steps);
       if (comm.is_root())
         std::printf("%4d %10ld %11.3f %11.3f %11.3f %11.3f %11.3f %12.1f %10.2f %7.0f%%\n", dim,
-                    r.cells, 1e3 * r.step_s, 1e3 * r.tendency_s, 1e3 * r.update_s,
-                    1e3 * r.halo_s, 1e3 * r.other_s, r.mcups, r.gbs, 100.0 * r.gbs / triad);
+                    r.cells, 1e3 * r.step_s, 1e3 * r.tendency_s, 1e3 * r.update_s, 1e3 * r.halo_s,
+                    1e3 * r.other_s, r.mcups, r.gbs, 100.0 * r.gbs / triad);
     }
   }
   MPI_Finalize();

@@ -9,7 +9,7 @@ namespace {
 
 /// Forwards results from ranks other than 0 only when they fail, tagged with the rank.
 class RankFailurePrinter : public ::testing::EmptyTestEventListener {
-public:
+ public:
   explicit RankFailurePrinter(int rank) : m_rank(rank) {}
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (result.failed())
@@ -18,7 +18,7 @@ public:
                    result.summary());
   }
 
-private:
+ private:
   int m_rank;
 };
 

@@ -61,8 +61,9 @@ inline void fill_random(Field& f, std::uint64_t seed, int rank) {
   for (long i = 0; i < e[0]; ++i)
     for (long j = 0; j < e[1]; ++j)
       for (long k = 0; k < e[2]; ++k)
-        host(i, j, k) = hash_uniform(seed * 1000003ull + std::uint64_t(rank) * 7919ull * 1000003ull +
-                                     std::uint64_t((i * e[1] + j) * e[2] + k));
+        host(i, j, k) =
+            hash_uniform(seed * 1000003ull + std::uint64_t(rank) * 7919ull * 1000003ull +
+                         std::uint64_t((i * e[1] + j) * e[2] + k));
   Kokkos::deep_copy(f.view(), host);
 }
 

@@ -95,7 +95,9 @@ std::string Communicator::broadcast(const std::string& text) const {
   return out;
 }
 
-void Communicator::barrier() const { check_mpi(MPI_Barrier(raw()), "MPI_Barrier"); }
+void Communicator::barrier() const {
+  check_mpi(MPI_Barrier(raw()), "MPI_Barrier");
+}
 
 void run_on_root(const Communicator& comm, const std::function<void()>& work) {
   std::string failure;

@@ -186,9 +186,9 @@ std::string KeySpec::allowed() const {
     bound = (min_exclusive ? " > " : " >= ") + format_number(min);
   else if (has_max)
     bound = " <= " + format_number(max);
-  const std::string count = min_items == max_items ? std::to_string(min_items)
-                                                   : std::to_string(min_items) + " to " +
-                                                         std::to_string(max_items);
+  const std::string count = min_items == max_items
+                                ? std::to_string(min_items)
+                                : std::to_string(min_items) + " to " + std::to_string(max_items);
   switch (type) {
   case ValueType::Integer:
     return "an integer" + bound;
@@ -210,8 +210,8 @@ std::string KeySpec::allowed() const {
   return "";
 }
 
-KeySpec& ConfigSchema::add(const std::string& key, ValueType type,
-                           const std::string& default_value, const std::string& description) {
+KeySpec& ConfigSchema::add(const std::string& key, ValueType type, const std::string& default_value,
+                           const std::string& description) {
   require(section_of(key).size() > 0, "config key '" + key + "' has no section");
   require(m_keys.count(key) == 0, "config key '" + key + "' declared twice");
   KeySpec& spec = m_keys[key];
@@ -246,8 +246,8 @@ std::string ConfigSchema::markdown() const {
       const std::string def = k.required                ? "(required)"
                               : k.default_value.empty() ? "(empty)"
                                                         : "`" + k.default_value + "`";
-      out << "| `" << k.key << "` | " << type_name(k.type) << " | " << def << " | "
-          << k.allowed() << " | " << k.description << " |\n";
+      out << "| `" << k.key << "` | " << type_name(k.type) << " | " << def << " | " << k.allowed()
+          << " | " << k.description << " |\n";
     }
     out << "\n";
   }
@@ -315,8 +315,8 @@ Config::Config(const ConfigSchema& schema, const RawConfig& raw) {
     }
     const std::string guess = nearest(key, all);
     throw ConfigError(where + ": unknown key '" + key + "'" +
-                      (guess.empty() ? "" : "; did you mean '" + guess + "'?") + " Valid keys in [" +
-                      section + "]: " + join(in_section, ", ") + ".");
+                      (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
+                      " Valid keys in [" + section + "]: " + join(in_section, ", ") + ".");
   }
 
   for (const auto& kv : schema.keys()) {
@@ -364,8 +364,8 @@ Config::Config(const ConfigSchema& schema, const RawConfig& raw) {
     }
     }
     if (!problem.empty())
-      throw ConfigError(where + ": bad value for '" + spec.key + "' = '" + value + "': " +
-                        problem + ". Allowed: " + spec.allowed() + " (" + spec.description + ").");
+      throw ConfigError(where + ": bad value for '" + spec.key + "' = '" + value + "': " + problem +
+                        ". Allowed: " + spec.allowed() + " (" + spec.description + ").");
     m_values[spec.key] = value;
     m_origin[spec.key] = where;
     m_types[spec.key] = spec.type;
@@ -375,8 +375,8 @@ Config::Config(const ConfigSchema& schema, const RawConfig& raw) {
 const std::string& Config::text(const std::string& key, ValueType expected) const {
   const auto it = m_values.find(key);
   require(it != m_values.end(), "internal: configuration key '" + key + "' was never declared");
-  require(m_types.at(key) == expected || (expected == ValueType::String &&
-                                          m_types.at(key) == ValueType::Choice),
+  require(m_types.at(key) == expected ||
+              (expected == ValueType::String && m_types.at(key) == ValueType::Choice),
           "internal: configuration key '" + key + "' read as " + type_name(expected) +
               " but declared as " + type_name(m_types.at(key)));
   return it->second;

@@ -10,15 +10,17 @@ Field::Field(const Domain& domain, Location loc, int ghost, const std::string& n
 
 void fill_value(Field& field, const IndexSpace& space, double value) {
   const FieldView v = field.view();
-  for_each("core::fill_value", space, KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = value; });
+  for_each(
+      "core::fill_value", space, KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = value; });
 }
 
 void axpy(double a, const Field& x, Field& y) {
   require(x.owned() == y.owned() && x.location() == y.location(),
           "axpy: fields '" + x.name() + "' and '" + y.name() + "' have different layouts");
   const FieldView xv = x.view(), yv = y.view();
-  for_each("core::axpy", y.owned(),
-           KOKKOS_LAMBDA(long i, long j, long k) { yv(i, j, k) += a * xv(i, j, k); });
+  for_each(
+      "core::axpy", y.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { yv(i, j, k) += a * xv(i, j, k); });
 }
 
 void copy(const Field& src, Field& dst) {

@@ -70,7 +70,8 @@ std::vector<std::array<AxisPiece, 3>> combine(const std::array<std::vector<AxisP
 
 int image_tag(const std::array<AxisPiece, 3>& p) {
   const int base = 2 * kMaxImage + 1;
-  return (p[0].image + kMaxImage) + base * ((p[1].image + kMaxImage) + base * (p[2].image + kMaxImage));
+  return (p[0].image + kMaxImage) +
+         base * ((p[1].image + kMaxImage) + base * (p[2].image + kMaxImage));
 }
 
 void check_mpi(int code, const char* what) {
@@ -89,9 +90,10 @@ void pack(const FieldView& v, const IndexSpace& box, const Kokkos::View<double*,
           std::size_t offset) {
   const long b0 = box.begin[0], b1 = box.begin[1], b2 = box.begin[2];
   const long e0 = box.extent(0), e1 = box.extent(1);
-  for_each("halo::pack", box, KOKKOS_LAMBDA(long i, long j, long k) {
-    buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1)) = v(i, j, k);
-  });
+  for_each(
+      "halo::pack", box, KOKKOS_LAMBDA(long i, long j, long k) {
+        buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1)) = v(i, j, k);
+      });
 }
 
 /// Writes (or adds, for the transpose) buf[offset ...] into a box of `v`.
@@ -100,13 +102,15 @@ void unpack(const FieldView& v, const IndexSpace& box,
   const long b0 = box.begin[0], b1 = box.begin[1], b2 = box.begin[2];
   const long e0 = box.extent(0), e1 = box.extent(1);
   if (add)
-    for_each("halo::unpack_add", box, KOKKOS_LAMBDA(long i, long j, long k) {
-      v(i, j, k) += buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1));
-    });
+    for_each(
+        "halo::unpack_add", box, KOKKOS_LAMBDA(long i, long j, long k) {
+          v(i, j, k) += buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1));
+        });
   else
-    for_each("halo::unpack", box, KOKKOS_LAMBDA(long i, long j, long k) {
-      v(i, j, k) = buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1));
-    });
+    for_each(
+        "halo::unpack", box, KOKKOS_LAMBDA(long i, long j, long k) {
+          v(i, j, k) = buf(offset + packed_index(i, j, k, b0, b1, b2, e0, e1));
+        });
 }
 
 } // namespace
@@ -179,9 +183,9 @@ void HaloPlan::post(const std::vector<Message>& to_receive, HostBuffer& receive_
 }
 
 void HaloPlan::wait() {
-  check_mpi(MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(),
-                        MPI_STATUSES_IGNORE),
-            "MPI_Waitall");
+  check_mpi(
+      MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE),
+      "MPI_Waitall");
   m_requests.clear();
 }
 

@@ -17,7 +17,8 @@ void Log::attach_file(const std::string& path) {
     return;
   auto file = std::make_shared<std::ofstream>(path, std::ios::app);
   if (!*file)
-    throw Error("cannot open the run log '" + path + "' for writing; check that the output "
+    throw Error("cannot open the run log '" + path +
+                "' for writing; check that the output "
                 "directory is writable");
   m_file = file;
 }

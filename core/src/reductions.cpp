@@ -8,44 +8,43 @@ namespace undertow {
 
 double global_sum(const Communicator& comm, const Field& f) {
   const FieldView v = f.view();
-  return comm.sum(local_sum("core::sum", f.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-    acc += v(i, j, k);
-  }));
+  return comm.sum(local_sum(
+      "core::sum", f.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); }));
 }
 
 double global_max(const Communicator& comm, const Field& f) {
   const FieldView v = f.view();
-  return comm.max(local_max("core::max", f.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
-    m = v(i, j, k) > m ? v(i, j, k) : m;
-  }));
+  return comm.max(local_max(
+      "core::max", f.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& m) { m = v(i, j, k) > m ? v(i, j, k) : m; }));
 }
 
 double global_max_abs(const Communicator& comm, const Field& f) {
   const FieldView v = f.view();
-  return comm.max(
-      local_max("core::max_abs", f.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
+  return comm.max(local_max(
+      "core::max_abs", f.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
         const double a = math::abs(v(i, j, k));
         m = a > m ? a : m;
       }));
 }
 
 double global_dot(const Communicator& comm, const Field& a, const Field& b) {
-  require(a.owned() == b.owned(), "global_dot: fields '" + a.name() + "' and '" + b.name() +
-                                      "' have different layouts");
+  require(a.owned() == b.owned(),
+          "global_dot: fields '" + a.name() + "' and '" + b.name() + "' have different layouts");
   const FieldView av = a.view(), bv = b.view();
-  return comm.sum(local_sum("core::dot", a.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-    acc += av(i, j, k) * bv(i, j, k);
-  }));
+  return comm.sum(local_sum(
+      "core::dot", a.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += av(i, j, k) * bv(i, j, k); }));
 }
 
 double global_dot_with_ghosts(const Communicator& comm, const Field& a, const Field& b) {
   require(a.ghosted() == b.ghosted(), "global_dot_with_ghosts: fields '" + a.name() + "' and '" +
                                           b.name() + "' have different layouts");
   const FieldView av = a.view(), bv = b.view();
-  return comm.sum(
-      local_sum("core::dot_with_ghosts", a.ghosted(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-        acc += av(i, j, k) * bv(i, j, k);
-      }));
+  return comm.sum(local_sum(
+      "core::dot_with_ghosts", a.ghosted(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += av(i, j, k) * bv(i, j, k); }));
 }
 
 std::vector<double> gather_to_root(const Communicator& comm, const Field& f) {

@@ -15,7 +15,9 @@ namespace undertow {
 namespace io {
 
 namespace {
-std::string reason() { return std::strerror(errno); }
+std::string reason() {
+  return std::strerror(errno);
+}
 } // namespace
 
 void write_file_atomic(const std::string& path, const std::string& content) {
@@ -50,21 +52,22 @@ void make_directories(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
   if (ec || !std::filesystem::is_directory(path))
-    throw Error("cannot create the output directory '" + path + "': " +
-                (ec ? ec.message() : std::string("a file of that name exists")) +
+    throw Error("cannot create the output directory '" + path +
+                "': " + (ec ? ec.message() : std::string("a file of that name exists")) +
                 ". Choose another directory with --output.");
 }
 
 std::string read_file(const std::string& path) {
   if (!std::filesystem::exists(path))
-    throw ConfigError("file '" + path + "' does not exist; check the path (relative paths are "
+    throw ConfigError("file '" + path +
+                      "' does not exist; check the path (relative paths are "
                       "taken from the current directory, " +
                       std::filesystem::current_path().string() + ").");
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path))
-    throw ConfigError("cannot read '" + path + "': " + (std::filesystem::is_directory(path)
-                                                            ? std::string("it is a directory")
-                                                            : reason()));
+    throw ConfigError(
+        "cannot read '" + path + "': " +
+        (std::filesystem::is_directory(path) ? std::string("it is a directory") : reason()));
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();

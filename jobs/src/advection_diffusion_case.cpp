@@ -61,7 +61,8 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
           format(" against %.3e initially, at Courant number %.3f. Reduce time.cfl or time.dt.",
                  initial_size, solver.courant(dt)));
     if (report)
-      progress.update(n, solver.time(), dt, format("CFL %.3f  max|c| %.4e", solver.courant(dt), size));
+      progress.update(n, solver.time(), dt,
+                      format("CFL %.3f  max|c| %.4e", solver.courant(dt), size));
   }
 
   const scalar::ErrorNorms err = solver.error();
@@ -84,10 +85,10 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   result.has_reference = l2_max > 0;
   if (result.has_reference) {
     result.check_passed = err.l2 <= l2_max && (linf_max <= 0 || err.linf <= linf_max);
-    result.check_summary = format("RMS error %.6e (allowed %.3e)", err.l2, l2_max) +
-                           (linf_max > 0 ? format(", max error %.6e (allowed %.3e)", err.linf,
-                                                  linf_max)
-                                         : std::string());
+    result.check_summary =
+        format("RMS error %.6e (allowed %.3e)", err.l2, l2_max) +
+        (linf_max > 0 ? format(", max error %.6e (allowed %.3e)", err.linf, linf_max)
+                      : std::string());
   }
   return result;
 }

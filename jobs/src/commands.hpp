@@ -14,9 +14,9 @@ namespace jobs {
 /// Exit codes shared by every subcommand.
 enum ExitCode : int {
   kSuccess = 0,
-  kCheckFailed = 1,  ///< ran, but --check found a mismatch against the reference
-  kUsageError = 2,   ///< bad command line or case file
-  kRunFailed = 3,    ///< the run itself failed (diverged, I/O, ...)
+  kCheckFailed = 1, ///< ran, but --check found a mismatch against the reference
+  kUsageError = 2,  ///< bad command line or case file
+  kRunFailed = 3,   ///< the run itself failed (diverged, I/O, ...)
 };
 
 int command_info(const Communicator& comm, const std::vector<std::string>& args);

@@ -30,8 +30,8 @@ std::string mpi_library() {
 }
 
 std::string kokkos_version() {
-  return std::to_string(KOKKOS_VERSION / 10000) + "." +
-         std::to_string(KOKKOS_VERSION / 100 % 100) + "." + std::to_string(KOKKOS_VERSION % 100);
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+         "." + std::to_string(KOKKOS_VERSION % 100);
 }
 } // namespace
 
@@ -73,20 +73,23 @@ int command_keys(const Communicator& comm, const std::vector<std::string>& args)
     if (a == "--markdown")
       markdown = true;
     else
-      throw ConfigError("undertow keys: unknown argument '" + a + "'; usage: undertow keys "
+      throw ConfigError("undertow keys: unknown argument '" + a +
+                        "'; usage: undertow keys "
                         "[--markdown]");
   }
   std::ostringstream out;
   for (const auto& model : models()) {
     const ConfigSchema schema = schema_for(model);
     if (markdown) {
-      out << "## Model `" << model.name << "`\n\n" << model.description << ".\n\n"
+      out << "## Model `" << model.name << "`\n\n"
+          << model.description << ".\n\n"
           << schema.markdown();
     } else {
       out << "model " << model.name << ":\n";
       for (const auto& kv : schema.keys())
-        out << "  " << kv.first << " = " << (kv.second.required ? "(required)" : kv.second.default_value)
-            << "    # " << kv.second.description << "; " << kv.second.allowed() << "\n";
+        out << "  " << kv.first << " = "
+            << (kv.second.required ? "(required)" : kv.second.default_value) << "    # "
+            << kv.second.description << "; " << kv.second.allowed() << "\n";
     }
   }
   if (comm.is_root())

@@ -25,9 +25,9 @@ struct RunContext {
 /// What a model hands back: figures for the report and the outcome of its reference check.
 struct RunResult {
   io::Json figures = io::Json::object();
-  bool has_reference = false;  ///< the case names a reference to check against
-  bool check_passed = false;   ///< meaningful when has_reference
-  std::string check_summary;   ///< one line: measured against allowed
+  bool has_reference = false; ///< the case names a reference to check against
+  bool check_passed = false;  ///< meaningful when has_reference
+  std::string check_summary;  ///< one line: measured against allowed
   Timers timers;
 };
 

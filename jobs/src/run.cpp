@@ -37,8 +37,8 @@ po::options_description visible_options() {
                   "override a case-file key: --set section.key=value (repeatable)")(
       "output", po::value<std::string>(), "output directory (overrides output.dir)")(
       "check", po::bool_switch(), "compare with the case's reference; exit 1 on a mismatch")(
-      "report", po::value<std::string>(), "write a JSON summary of the run to this file")(
-      "help,h", "print this help");
+      "report", po::value<std::string>(),
+      "write a JSON summary of the run to this file")("help,h", "print this help");
   return d;
 }
 
@@ -88,8 +88,8 @@ const Model& find_model(const std::string& name) {
       return m;
     names += (names.empty() ? "" : ", ") + m.name;
   }
-  throw ConfigError("case.model = '" + name + "' is not a model undertow knows; choose one of: " +
-                    names + ".");
+  throw ConfigError("case.model = '" + name +
+                    "' is not a model undertow knows; choose one of: " + names + ".");
 }
 
 } // namespace
@@ -111,9 +111,10 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
   const std::string case_name = config.get_string("case.name").empty()
                                     ? std::filesystem::path(opt.case_file).stem().string()
                                     : config.get_string("case.name");
-  std::string output_dir = !opt.output.empty()                       ? opt.output
-                           : !config.get_string("output.dir").empty() ? config.get_string("output.dir")
-                                                                      : "runs/" + case_name;
+  std::string output_dir = !opt.output.empty() ? opt.output
+                           : !config.get_string("output.dir").empty()
+                               ? config.get_string("output.dir")
+                               : "runs/" + case_name;
   if (opt.check && config.get_real("check.l2_error_max") <= 0)
     throw ConfigError("--check needs a reference: set check.l2_error_max in [check] of " +
                       opt.case_file + ".");

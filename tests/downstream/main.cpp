@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     spec.cells = {16, 16, 1};
     spec.periodic = {true, true, false};
     const undertow::Domain domain(comm, spec);
-    undertow::scalar::AdvectionDiffusion solver(domain, undertow::scalar::AdvectionDiffusionParams{});
+    undertow::scalar::AdvectionDiffusion solver(domain,
+                                                undertow::scalar::AdvectionDiffusionParams{});
     solver.initialise(0.0);
     for (int n = 0; n < 10; ++n)
       solver.step(solver.stable_dt(0.5));

@@ -78,7 +78,8 @@ TEST(AdvectionDiffusion, ExactSolutionSolvesThePde) {
   const double dcdy = (m.value(x, y + e, z, t) - m.value(x, y - e, z, t)) / (2 * e);
   const double c = m.value(x, y, z, t);
   const double lap = (m.value(x + e, y, z, t) + m.value(x - e, y, z, t) + m.value(x, y + e, z, t) +
-                      m.value(x, y - e, z, t) - 4 * c) / (e * e);
+                      m.value(x, y - e, z, t) - 4 * c) /
+                     (e * e);
   EXPECT_NEAR(dcdt + m.velocity[0] * dcdx + m.velocity[1] * dcdy - m.kappa * lap, 0.0, 1e-5);
 }
 
@@ -114,8 +115,8 @@ TEST(AdvectionDiffusion, SecondOrderConvergence3D) {
     for (double p : orders(l2))
       EXPECT_GT(p, 1.9) << "3D RMS order, periodic " << periodic[0] << periodic[1] << periodic[2];
     if (comm.is_root())
-      std::printf("3D: RMS errors 8/16/32 %.4e %.4e %.4e, orders %.3f %.3f\n", l2[0], l2[1],
-                  l2[2], orders(l2)[0], orders(l2)[1]);
+      std::printf("3D: RMS errors 8/16/32 %.4e %.4e %.4e, orders %.3f %.3f\n", l2[0], l2[1], l2[2],
+                  orders(l2)[0], orders(l2)[1]);
   }
 }
 

@@ -22,7 +22,9 @@ const Location kLocations[4] = {Location::Cell, Location::FaceX, Location::FaceY
 constexpr double kSentinel = -12345.0;
 
 /// A value unique to each global point.
-double code(long i, long j, long k) { return 1.0 + double(i) + 1000.0 * double(j) + 1.0e6 * double(k); }
+double code(long i, long j, long k) {
+  return 1.0 + double(i) + 1000.0 * double(j) + 1.0e6 * double(k);
+}
 
 struct Case {
   int dim;
@@ -101,8 +103,8 @@ TEST(Halo, FillIsExactForEveryLocation) {
               }
               const double expected = outside ? kSentinel : code(global[0], global[1], global[2]);
               if (host(i, j, k) != expected && ++wrong <= 3)
-                ADD_FAILURE() << describe(c, grid, loc) << ": local (" << i << "," << j << ","
-                              << k << ") holds " << host(i, j, k) << ", expected " << expected;
+                ADD_FAILURE() << describe(c, grid, loc) << ": local (" << i << "," << j << "," << k
+                              << ") holds " << host(i, j, k) << ", expected " << expected;
             }
         EXPECT_EQ(wrong, 0) << describe(c, grid, loc);
         ++checked;

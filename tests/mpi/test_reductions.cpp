@@ -19,9 +19,10 @@ void set_to_global_index(Field& f) {
   const FieldView v = f.view();
   const long o0 = lay.global_offset[0], o1 = lay.global_offset[1], o2 = lay.global_offset[2];
   const long n1 = lay.global.extent(1), n2 = lay.global.extent(2);
-  for_each("test::global_index", f.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-    v(i, j, k) = double(((i + o0) * n1 + (j + o1)) * n2 + (k + o2));
-  });
+  for_each(
+      "test::global_index", f.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        v(i, j, k) = double(((i + o0) * n1 + (j + o1)) * n2 + (k + o2));
+      });
 }
 
 TEST(Reductions, SumMaxDotAreExact) {

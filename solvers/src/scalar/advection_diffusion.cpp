@@ -40,8 +40,9 @@ AdvectionDiffusionParams AdvectionDiffusionParams::from_config(const Config& c, 
   p.amplitude = c.get_real("advdiff.amplitude");
   const auto velocity = c.get_real_list("advdiff.velocity");
   const auto mode = c.get_int_list("advdiff.mode");
-  for (const auto& [key, n] : {std::pair<std::string, std::size_t>{"advdiff.velocity", velocity.size()},
-                               {"advdiff.mode", mode.size()}})
+  for (const auto& [key, n] :
+       {std::pair<std::string, std::size_t>{"advdiff.velocity", velocity.size()},
+        {"advdiff.mode", mode.size()}})
     if (c.is_given(key) && static_cast<int>(n) != dim)
       throw ConfigError(key + " has " + std::to_string(n) + " entries but domain.dim = " +
                         std::to_string(dim) + "; give one entry per axis.");
@@ -74,9 +75,11 @@ void AdvectionDiffusion::initialise(double t0) {
   const FieldView c = m_c.view();
   const GridGeometry geo = m_c.geometry();
   const FourierMode exact = m_exact;
-  for_each("advdiff::initialise", m_c.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-    c(i, j, k) = exact.value(geo.coordinate(0, i), geo.coordinate(1, j), geo.coordinate(2, k), t0);
-  });
+  for_each(
+      "advdiff::initialise", m_c.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        c(i, j, k) =
+            exact.value(geo.coordinate(0, i), geo.coordinate(1, j), geo.coordinate(2, k), t0);
+      });
   m_time = t0;
   m_steps = 0;
 }
@@ -89,8 +92,8 @@ void AdvectionDiffusion::apply_dirichlet(Field& field, double t) {
     if (m_domain.periodic(a))
       continue;
     for (int side = 0; side < 2; ++side) {
-      const bool on_wall = side == 0 ? m_domain.coord(a) == 0
-                                     : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      const bool on_wall =
+          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
       if (!on_wall)
         continue;
       IndexSpace slab = field.owned();
@@ -100,13 +103,14 @@ void AdvectionDiffusion::apply_dirichlet(Field& field, double t) {
       slab.end[a] = ghost + 1;
       const double wall = m_domain.spec().origin[a] + (side == 0 ? 0.0 : m_domain.spec().length[a]);
       const long shift = inner - ghost;
-      for_each("advdiff::dirichlet", slab, KOKKOS_LAMBDA(long i, long j, long k) {
-        double x[3] = {geo.coordinate(0, i), geo.coordinate(1, j), geo.coordinate(2, k)};
-        x[a] = wall;
-        const long ii = a == 0 ? i + shift : i, jj = a == 1 ? j + shift : j,
-                   kk = a == 2 ? k + shift : k;
-        c(i, j, k) = dirichlet_ghost(exact.value(x[0], x[1], x[2], t), c(ii, jj, kk));
-      });
+      for_each(
+          "advdiff::dirichlet", slab, KOKKOS_LAMBDA(long i, long j, long k) {
+            double x[3] = {geo.coordinate(0, i), geo.coordinate(1, j), geo.coordinate(2, k)};
+            x[a] = wall;
+            const long ii = a == 0 ? i + shift : i, jj = a == 1 ? j + shift : j,
+                       kk = a == 2 ? k + shift : k;
+            c(i, j, k) = dirichlet_ghost(exact.value(x[0], x[1], x[2], t), c(ii, jj, kk));
+          });
     }
   }
 }
@@ -128,28 +132,32 @@ void AdvectionDiffusion::tendency(Field& field, double t, Field& rhs) {
   const double ih0 = 1.0 / m_domain.spacing(0), ih1 = 1.0 / m_domain.spacing(1),
                ih2 = 1.0 / m_domain.spacing(2);
   const bool three_d = m_domain.dim() == 3;
-  for_each("advdiff::tendency", field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-    const double cc = c(i, j, k);
-    double divergence =
-        (face_flux(u(i + 1, j, k), kappa, ih0, cc, c(i + 1, j, k)) -
-         face_flux(u(i, j, k), kappa, ih0, c(i - 1, j, k), cc)) * ih0 +
-        (face_flux(v(i, j + 1, k), kappa, ih1, cc, c(i, j + 1, k)) -
-         face_flux(v(i, j, k), kappa, ih1, c(i, j - 1, k), cc)) * ih1;
-    if (three_d)
-      divergence += (face_flux(w(i, j, k + 1), kappa, ih2, cc, c(i, j, k + 1)) -
-                     face_flux(w(i, j, k), kappa, ih2, c(i, j, k - 1), cc)) * ih2;
-    r(i, j, k) = -divergence;
-  });
+  for_each(
+      "advdiff::tendency", field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const double cc = c(i, j, k);
+        double divergence = (face_flux(u(i + 1, j, k), kappa, ih0, cc, c(i + 1, j, k)) -
+                             face_flux(u(i, j, k), kappa, ih0, c(i - 1, j, k), cc)) *
+                                ih0 +
+                            (face_flux(v(i, j + 1, k), kappa, ih1, cc, c(i, j + 1, k)) -
+                             face_flux(v(i, j, k), kappa, ih1, c(i, j - 1, k), cc)) *
+                                ih1;
+        if (three_d)
+          divergence += (face_flux(w(i, j, k + 1), kappa, ih2, cc, c(i, j, k + 1)) -
+                         face_flux(w(i, j, k), kappa, ih2, c(i, j, k - 1), cc)) *
+                        ih2;
+        r(i, j, k) = -divergence;
+      });
 }
 
 namespace {
 /// out := a * c0 + b * (c + dt * rhs) over the owned cells.
-void stage(const std::string& label, double a, const Field& c0, double b, const Field& c,
-           double dt, const Field& rhs, Field& out) {
+void stage(const std::string& label, double a, const Field& c0, double b, const Field& c, double dt,
+           const Field& rhs, Field& out) {
   const FieldView c0v = c0.view(), cv = c.view(), rv = rhs.view(), ov = out.view();
-  for_each(label, out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-    ov(i, j, k) = rk_stage(a, c0v(i, j, k), b, cv(i, j, k), dt, rv(i, j, k));
-  });
+  for_each(
+      label, out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        ov(i, j, k) = rk_stage(a, c0v(i, j, k), b, cv(i, j, k), dt, rv(i, j, k));
+      });
 }
 } // namespace
 
@@ -202,17 +210,16 @@ ErrorNorms AdvectionDiffusion::error() const {
   const GridGeometry geo = m_c.geometry();
   const FourierMode exact = m_exact;
   const double t = m_time;
-  const double squares = local_sum("advdiff::error_l2", m_c.owned(),
-                                   KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-                                     const double e = pointwise_error(c, exact, geo, t, i, j, k);
-                                     acc += e * e;
-                                   });
-  const double largest = local_max("advdiff::error_linf", m_c.owned(),
-                                   KOKKOS_LAMBDA(long i, long j, long k, double& m) {
-                                     const double e =
-                                         math::abs(pointwise_error(c, exact, geo, t, i, j, k));
-                                     m = e > m ? e : m;
-                                   });
+  const double squares = local_sum(
+      "advdiff::error_l2", m_c.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        const double e = pointwise_error(c, exact, geo, t, i, j, k);
+        acc += e * e;
+      });
+  const double largest = local_max(
+      "advdiff::error_linf", m_c.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
+        const double e = math::abs(pointwise_error(c, exact, geo, t, i, j, k));
+        m = e > m ? e : m;
+      });
   const Communicator& comm = m_domain.comm();
   const double cells = double(m_c.layout().global.size());
   return {std::sqrt(comm.sum(squares) / cells), comm.max(largest)};
@@ -221,10 +228,10 @@ ErrorNorms AdvectionDiffusion::error() const {
 double AdvectionDiffusion::max_abs() const {
   const FieldView c = m_c.view();
   // NaN compares false with everything, so count non-finite values explicitly.
-  const double bad = local_sum("advdiff::count_nonfinite", m_c.owned(),
-                               KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-                                 acc += math::isfinite(c(i, j, k)) ? 0.0 : 1.0;
-                               });
+  const double bad = local_sum(
+      "advdiff::count_nonfinite", m_c.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        acc += math::isfinite(c(i, j, k)) ? 0.0 : 1.0;
+      });
   if (m_domain.comm().sum(bad) > 0)
     return std::nan("");
   return global_max_abs(m_domain.comm(), m_c);

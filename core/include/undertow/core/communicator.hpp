@@ -15,7 +15,7 @@ namespace undertow {
 /// which is freed when the last copy goes. Duplicating isolates undertow's messages from the
 /// caller's.
 class Communicator {
-public:
+ public:
   /// Duplicates `comm`. Collective over `comm`.
   explicit Communicator(MPI_Comm comm);
   /// Takes ownership of an already created communicator (e.g. from MPI_Cart_create). Not
@@ -46,7 +46,7 @@ public:
   /// Ends every rank of this communicator at once with `code`. Not collective.
   [[noreturn]] void abort(int code) const;
 
-private:
+ private:
   Communicator() = default;
   void init_sizes();
   std::shared_ptr<MPI_Comm> m_comm;

@@ -17,7 +17,7 @@ enum class ValueType { Integer, Real, Boolean, String, Choice, IntegerList, Real
 
 /// One documented key.
 struct KeySpec {
-  std::string key;           ///< "section.name"
+  std::string key; ///< "section.name"
   ValueType type = ValueType::String;
   std::string default_value; ///< text form; ignored when `required`
   std::string description;   ///< meaning, with units
@@ -29,12 +29,34 @@ struct KeySpec {
   int min_items = 1; ///< for lists
   int max_items = 1;
 
-  KeySpec& range(double lo, double hi) { min = lo; max = hi; return *this; }
-  KeySpec& above(double lo) { min = lo; min_exclusive = true; return *this; }
-  KeySpec& at_least(double lo) { min = lo; min_exclusive = false; return *this; }
-  KeySpec& items(int lo, int hi) { min_items = lo; max_items = hi; return *this; }
-  KeySpec& one_of(std::vector<std::string> values) { choices = std::move(values); return *this; }
-  KeySpec& mandatory() { required = true; return *this; }
+  KeySpec& range(double lo, double hi) {
+    min = lo;
+    max = hi;
+    return *this;
+  }
+  KeySpec& above(double lo) {
+    min = lo;
+    min_exclusive = true;
+    return *this;
+  }
+  KeySpec& at_least(double lo) {
+    min = lo;
+    min_exclusive = false;
+    return *this;
+  }
+  KeySpec& items(int lo, int hi) {
+    min_items = lo;
+    max_items = hi;
+    return *this;
+  }
+  KeySpec& one_of(std::vector<std::string> values) {
+    choices = std::move(values);
+    return *this;
+  }
+  KeySpec& mandatory() {
+    required = true;
+    return *this;
+  }
 
   /// Human-readable statement of what is allowed, e.g. "1 to 3 integers >= 1".
   std::string allowed() const;
@@ -42,7 +64,7 @@ struct KeySpec {
 
 /// The set of keys a run accepts. Components add their own sections. Not collective.
 class ConfigSchema {
-public:
+ public:
   /// Adds a key; throws Error if it already exists (a programming error).
   KeySpec& add(const std::string& key, ValueType type, const std::string& default_value,
                const std::string& description);
@@ -52,7 +74,7 @@ public:
   /// A Markdown table of every key: key, type, default, allowed values, meaning.
   std::string markdown() const;
 
-private:
+ private:
   std::map<std::string, KeySpec> m_keys;
 };
 
@@ -71,7 +93,7 @@ struct RawConfig {
 
 /// A validated configuration: every key of the schema has a value (given or default).
 class Config {
-public:
+ public:
   Config() = default;
   /// Validates `raw` against `schema`; throws ConfigError on the first problem found.
   Config(const ConfigSchema& schema, const RawConfig& raw);
@@ -95,7 +117,7 @@ public:
   /// in output files.
   std::string hash() const;
 
-private:
+ private:
   const std::string& text(const std::string& key, ValueType expected) const;
   std::map<std::string, std::string> m_values;
   std::map<std::string, std::string> m_origin;

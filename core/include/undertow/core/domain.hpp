@@ -18,12 +18,12 @@ class Config;
 
 /// What the user asks for. Lengths are in the case's length unit (m for dimensional cases).
 struct DomainSpec {
-  int dim = 2;                                  ///< 2 or 3
-  std::array<long, 3> cells{16, 16, 1};         ///< cells per axis (z is 1 in 2D)
-  std::array<double, 3> origin{0.0, 0.0, 0.0};  ///< lower corner
-  std::array<double, 3> length{1.0, 1.0, 1.0};  ///< box size per axis
+  int dim = 2;                                 ///< 2 or 3
+  std::array<long, 3> cells{16, 16, 1};        ///< cells per axis (z is 1 in 2D)
+  std::array<double, 3> origin{0.0, 0.0, 0.0}; ///< lower corner
+  std::array<double, 3> length{1.0, 1.0, 1.0}; ///< box size per axis
   std::array<bool, 3> periodic{false, false, false};
-  std::array<int, 3> ranks{0, 0, 0};            ///< ranks per axis; 0 = chosen automatically
+  std::array<int, 3> ranks{0, 0, 0}; ///< ranks per axis; 0 = chosen automatically
 
   /// Declares the [domain] keys. Not collective.
   static void declare_keys(ConfigSchema& schema);
@@ -48,18 +48,18 @@ struct GridGeometry {
 /// The local array shape and index spaces of one (location, ghost width) on one rank.
 struct FieldLayout {
   Location location = Location::Cell;
-  int ghost = 0;                  ///< ghost width along the active axes
-  std::array<long, 3> extent{};   ///< local array extents, ghosts included
-  IndexSpace owned;               ///< owned points, in local indices
-  IndexSpace ghosted;             ///< the whole local array: [0, extent)
-  IndexSpace global;              ///< every distinct global point of this location
+  int ghost = 0;                       ///< ghost width along the active axes
+  std::array<long, 3> extent{};        ///< local array extents, ghosts included
+  IndexSpace owned;                    ///< owned points, in local indices
+  IndexSpace ghosted;                  ///< the whole local array: [0, extent)
+  IndexSpace global;                   ///< every distinct global point of this location
   std::array<long, 3> global_offset{}; ///< global index = local index + global_offset
   GridGeometry geometry{};
 };
 
 /// A decomposed 2D or 3D box. Construction is collective over `comm`; everything else is local.
 class Domain {
-public:
+ public:
   Domain(const Communicator& comm, const DomainSpec& spec);
 
   /// The Cartesian communicator the decomposition lives on.
@@ -98,7 +98,7 @@ public:
   /// "2x2x1 ranks, 37x23x1 cells, ..." for logs.
   std::string describe() const;
 
-private:
+ private:
   DomainSpec m_spec;
   std::array<int, 3> m_dims{1, 1, 1};
   std::array<int, 3> m_coords{0, 0, 0};

@@ -10,7 +10,7 @@ namespace undertow {
 /// A failure of the run: I/O, a diverging solve, an internal inconsistency. It may be raised on
 /// one rank only; the executable then aborts all ranks (see jobs/), so it never hangs.
 class Error : public std::runtime_error {
-public:
+ public:
   using std::runtime_error::runtime_error;
 };
 
@@ -18,14 +18,14 @@ public:
 /// from input every rank shares (a diverging solve, say). The executable reports it once and all
 /// ranks exit cleanly with a non-zero code.
 class CollectiveError : public Error {
-public:
+ public:
   using Error::Error;
 };
 
 /// Bad user input (case file, command line). Collective: every rank validates the same broadcast
 /// input, so every rank raises the same error.
 class ConfigError : public CollectiveError {
-public:
+ public:
   using CollectiveError::CollectiveError;
 };
 

@@ -24,7 +24,7 @@ using IterationRank = Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Le
 /// Values at one staggered location, with ghost layers, on one rank's part of a Domain.
 /// The View is reference-counted: copies of a Field share storage (like Kokkos Views).
 class Field {
-public:
+ public:
   Field() = default;
   /// Allocates a zeroed field labelled `name`. Not collective.
   Field(const Domain& domain, Location loc, int ghost, const std::string& name);
@@ -40,7 +40,7 @@ public:
   const GridGeometry& geometry() const { return m_layout.geometry; }
   const FieldView& view() const { return m_view; }
 
-private:
+ private:
   std::string m_name;
   FieldLayout m_layout;
   FieldView m_view;

@@ -19,7 +19,7 @@
 namespace undertow {
 
 class HaloPlan {
-public:
+ public:
   /// Builds the messages for `loc` with `ghost` layers on this rank. Not collective: every rank
   /// derives its sends and receives from the shared decomposition.
   HaloPlan(const Domain& domain, Location loc, int ghost);
@@ -41,11 +41,11 @@ public:
   std::vector<IndexSpace> ghost_boxes() const;
   std::size_t message_count() const { return m_recvs.size() + m_sends.size(); }
 
-private:
+ private:
   struct Message {
     int peer = -1;
     int tag = 0;
-    IndexSpace box;        ///< local indices
+    IndexSpace box;         ///< local indices
     std::size_t offset = 0; ///< into the buffer
   };
   using Buffer = Kokkos::View<double*, MemorySpace>;

@@ -14,14 +14,14 @@ namespace undertow {
 
 /// Prints on rank 0 only, to stdout and, once attached, to a run log file. Not collective.
 class Log {
-public:
+ public:
   explicit Log(const Communicator& comm);
   /// Also writes every later line to `path` (rank 0). Throws Error if the file cannot be opened.
   void attach_file(const std::string& path);
   void info(const std::string& line) const;
   bool is_root() const { return m_root; }
 
-private:
+ private:
   bool m_root;
   std::shared_ptr<std::ofstream> m_file;
 };
@@ -29,16 +29,16 @@ private:
 /// Accumulated wall time per named phase. Each scope is also a Kokkos profiling region, so tools
 /// such as the Kokkos simple kernel timer see the same phases.
 class Timers {
-public:
+ public:
   /// Times its lifetime; fences Kokkos at the end so that asynchronous kernels are counted.
   class Scope {
-  public:
+   public:
     Scope(Timers& timers, const std::string& phase);
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
-  private:
+   private:
     Timers& m_timers;
     std::string m_phase;
     std::chrono::steady_clock::time_point m_start;
@@ -51,18 +51,18 @@ public:
   /// Table of min / mean / max seconds over ranks per phase. Collective.
   std::string report(const Communicator& comm) const;
 
-private:
+ private:
   std::map<std::string, double> m_seconds;
 };
 
 /// The progress line: step, time, dt, extra figures (CFL, ...), rate and ETA. Rank 0 prints.
 class Progress {
-public:
+ public:
   /// `every`: print every that many steps (and always at the last step); 0 disables.
   Progress(const Log& log, long total_steps, long every);
   void update(long step, double time, double dt, const std::string& extra);
 
-private:
+ private:
   const Log& m_log;
   long m_total;
   long m_every;

@@ -14,12 +14,24 @@ namespace math {
 #define UNDERTOW_KOKKOS_MATH Kokkos::Experimental
 #endif
 
-KOKKOS_INLINE_FUNCTION double sin(double x) { return UNDERTOW_KOKKOS_MATH::sin(x); }
-KOKKOS_INLINE_FUNCTION double cos(double x) { return UNDERTOW_KOKKOS_MATH::cos(x); }
-KOKKOS_INLINE_FUNCTION double exp(double x) { return UNDERTOW_KOKKOS_MATH::exp(x); }
-KOKKOS_INLINE_FUNCTION double sqrt(double x) { return UNDERTOW_KOKKOS_MATH::sqrt(x); }
-KOKKOS_INLINE_FUNCTION double abs(double x) { return x < 0 ? -x : x; }
-KOKKOS_INLINE_FUNCTION bool isfinite(double x) { return UNDERTOW_KOKKOS_MATH::isfinite(x); }
+KOKKOS_INLINE_FUNCTION double sin(double x) {
+  return UNDERTOW_KOKKOS_MATH::sin(x);
+}
+KOKKOS_INLINE_FUNCTION double cos(double x) {
+  return UNDERTOW_KOKKOS_MATH::cos(x);
+}
+KOKKOS_INLINE_FUNCTION double exp(double x) {
+  return UNDERTOW_KOKKOS_MATH::exp(x);
+}
+KOKKOS_INLINE_FUNCTION double sqrt(double x) {
+  return UNDERTOW_KOKKOS_MATH::sqrt(x);
+}
+KOKKOS_INLINE_FUNCTION double abs(double x) {
+  return x < 0 ? -x : x;
+}
+KOKKOS_INLINE_FUNCTION bool isfinite(double x) {
+  return UNDERTOW_KOKKOS_MATH::isfinite(x);
+}
 
 #undef UNDERTOW_KOKKOS_MATH
 

@@ -12,7 +12,7 @@ namespace undertow {
 namespace io {
 
 class Json {
-public:
+ public:
   Json() = default; ///< null
   Json(bool b);
   Json(double x);
@@ -31,7 +31,7 @@ public:
 
   std::string dump(int indent = 2) const;
 
-private:
+ private:
   enum class Kind { Null, Bool, Number, String, Array, Object };
   void write(std::string& out, int indent, int depth) const;
   Kind m_kind = Kind::Null;

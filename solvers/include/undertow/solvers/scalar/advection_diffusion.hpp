@@ -18,10 +18,10 @@ namespace undertow {
 namespace scalar {
 
 struct AdvectionDiffusionParams {
-  double kappa = 0.01;                          ///< diffusivity [length^2/time]
+  double kappa = 0.01;                           ///< diffusivity [length^2/time]
   std::array<double, 3> velocity{1.0, 0.0, 0.0}; ///< uniform velocity [length/time]
-  std::array<long, 3> mode{1, 1, 0};            ///< initial mode: periods per box length
-  double amplitude = 1.0;                       ///< initial amplitude [scalar unit]
+  std::array<long, 3> mode{1, 1, 0};             ///< initial mode: periods per box length
+  double amplitude = 1.0;                        ///< initial amplitude [scalar unit]
 
   /// Declares the [advdiff] keys. Not collective.
   static void declare_keys(ConfigSchema& schema);
@@ -36,7 +36,7 @@ struct ErrorNorms {
 };
 
 class AdvectionDiffusion {
-public:
+ public:
   /// Allocates the fields and halo plan. Not collective.
   AdvectionDiffusion(const Domain& domain, const AdvectionDiffusionParams& params);
 
@@ -61,7 +61,7 @@ public:
   const FourierMode& exact() const { return m_exact; }
   Timers& timers() { return m_timers; }
 
-private:
+ private:
   /// rhs := L(c) at time t: fills the halo, sets wall ghosts, evaluates the flux divergence.
   void tendency(Field& c, double t, Field& rhs);
   void apply_dirichlet(Field& c, double t);
