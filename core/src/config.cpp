@@ -400,32 +400,28 @@ bool Config::get_bool(const std::string& key) const {
 std::string Config::get_string(const std::string& key) const {
   return text(key, ValueType::String);
 }
-std::vector<long> Config::get_int_list(const std::string& key) const {
-  std::vector<long> out;
-  for (const auto& t : tokens(text(key, ValueType::IntegerList))) {
-    long v = 0;
-    parse_integer(t, v);
+namespace {
+/// Parses each token of an already validated list with `parse`.
+template <class T, class Parse>
+std::vector<T> parse_list(const std::string& text, Parse parse) {
+  std::vector<T> out;
+  for (const auto& t : tokens(text)) {
+    T v{};
+    parse(t, v);
     out.push_back(v);
   }
   return out;
+}
+} // namespace
+
+std::vector<long> Config::get_int_list(const std::string& key) const {
+  return parse_list<long>(text(key, ValueType::IntegerList), parse_integer);
 }
 std::vector<double> Config::get_real_list(const std::string& key) const {
-  std::vector<double> out;
-  for (const auto& t : tokens(text(key, ValueType::RealList))) {
-    double v = 0;
-    parse_real(t, v);
-    out.push_back(v);
-  }
-  return out;
+  return parse_list<double>(text(key, ValueType::RealList), parse_real);
 }
 std::vector<bool> Config::get_bool_list(const std::string& key) const {
-  std::vector<bool> out;
-  for (const auto& t : tokens(text(key, ValueType::BooleanList))) {
-    bool v = false;
-    parse_bool(t, v);
-    out.push_back(v);
-  }
-  return out;
+  return parse_list<bool>(text(key, ValueType::BooleanList), parse_bool);
 }
 
 bool Config::is_given(const std::string& key) const {
