@@ -71,8 +71,7 @@ ranks="${RANKS:-$((jobs < 4 ? jobs : 4))}"
 case_file="$root/cases/advection_diffusion/periodic_mode.ini"
 out="$root/runs/quickstart"
 echo "undertow: main job: $case_file on $ranks MPI rank(s)"
-mpiexec -n "$ranks" "$build/bin/undertow" run "$case_file" --check --output "$out" \
-  --report "$out/report.json"
+mpiexec -n "$ranks" "$build/bin/undertow" run "$case_file" --check --output "$out"
 echo
 echo "undertow: main job finished; its error against the exact solution:"
 grep "error against the exact solution" "$out/run.log" | tail -n 1
