@@ -26,8 +26,11 @@ double cut_area(const DomainSpec& spec, const std::array<int, 3>& p) {
 
 MPI_Comm make_cartesian(const Communicator& comm, const std::array<int, 3>& dims,
                         const DomainSpec& spec) {
-  int periods[3] = {spec.periodic[0], spec.periodic[1], spec.periodic[2]};
-  int d[3] = {dims[0], dims[1], dims[2]};
+  // MPI numbers Cartesian ranks with the last axis fastest; PETSc's DMDA numbers them with x
+  // fastest. Handing MPI the axes in reverse order makes rank = cx + px * (cy + py * cz), so a
+  // DMDA on this communicator owns exactly our boxes, rank for rank.
+  int periods[3] = {spec.periodic[2], spec.periodic[1], spec.periodic[0]};
+  int d[3] = {dims[2], dims[1], dims[0]};
   MPI_Comm cart = MPI_COMM_NULL;
   if (MPI_Cart_create(comm.raw(), 3, d, periods, /*reorder=*/0, &cart) != MPI_SUCCESS)
     throw Error("MPI_Cart_create failed for a " + std::to_string(dims[0]) + "x" +
@@ -142,7 +145,7 @@ Domain::Domain(const Communicator& comm, const DomainSpec& spec)
   int coords[3];
   MPI_Cart_coords(m_cart.raw(), m_cart.rank(), 3, coords);
   for (int a = 0; a < 3; ++a)
-    m_coords[a] = coords[a];
+    m_coords[a] = coords[2 - a];
 }
 
 int Domain::rank_of(std::array<int, 3> coords) const {
@@ -153,9 +156,7 @@ int Domain::rank_of(std::array<int, 3> coords) const {
       coords[a] = ((coords[a] % m_dims[a]) + m_dims[a]) % m_dims[a];
     }
   }
-  int rank = -1;
-  MPI_Cart_rank(m_cart.raw(), coords.data(), &rank);
-  return rank;
+  return coords[0] + m_dims[0] * (coords[1] + m_dims[1] * coords[2]);
 }
 
 long Domain::cell_offset(int axis, int c) const {

@@ -123,6 +123,19 @@ TEST(Domain, ImpossibleDecompositionsAreConfigErrors) {
   }
 }
 
+TEST(Domain, RanksAreNumberedXFastestLikePetscDmda) {
+  const auto& comm = world();
+  for (const auto& grid : process_grids(3, comm.size())) {
+    const Domain d(comm, make_spec(3, {8, 8, 8}, {true, false, true}, grid));
+    EXPECT_EQ(d.comm().rank(), d.coord(0) + grid[0] * (d.coord(1) + grid[1] * d.coord(2)));
+    EXPECT_EQ(d.rank_of({d.coord(0), d.coord(1), d.coord(2)}), d.comm().rank());
+    // Periodic axes wrap; non-periodic ones end.
+    EXPECT_EQ(d.rank_of({-1, d.coord(1), d.coord(2)}),
+              d.rank_of({grid[0] - 1, d.coord(1), d.coord(2)}));
+    EXPECT_EQ(d.rank_of({d.coord(0), -1, d.coord(2)}), -1);
+  }
+}
+
 TEST(Domain, FaceZDoesNotExistIn2D) {
   const Domain d(world(), make_spec(2, {8, 8, 1}, {false, false, false}));
   EXPECT_THROW(d.layout(Location::FaceZ, 1), Error);

@@ -74,6 +74,7 @@ class Domain {
   int ranks_along(int axis) const { return m_dims[axis]; }
   int coord(int axis) const { return m_coords[axis]; }
   /// Rank of process-grid coordinates, or -1 outside a non-periodic boundary (wraps if periodic).
+  /// Ranks are numbered x fastest, cx + px * (cy + py * cz), as PETSc's DMDA numbers them.
   int rank_of(std::array<int, 3> coords) const;
 
   /// First global cell and number of cells owned along `axis` by process-grid coordinate `c`.
