@@ -11,19 +11,23 @@ function(undertow_mpi_command out ranks)
       ${MPIEXEC_POSTFLAGS} PARENT_SCOPE)
 endfunction()
 
-# undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ... [SLOW_RANKS 4])
+# undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ... [SLOW_RANKS 4] [PETSC])
 # Builds test_<name> with the MPI-aware GoogleTest main and registers <name>_np<N> per rank count.
 # Test cases whose suite name ends in "Slow" run only in <name>_slow_np<N> (label slow), registered
-# for SLOW_RANKS.
+# for SLOW_RANKS. PETSC: the main also initialises PETSc (tests of solvers).
 function(undertow_add_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS;SLOW_RANKS" ${ARGN})
+  cmake_parse_arguments(ARG "PETSC" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS;SLOW_RANKS" ${ARGN})
   if(NOT ARG_RANKS)
     set(ARG_RANKS 1)
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  add_executable(test_${name} ${ARG_SOURCES} $<TARGET_OBJECTS:undertow_test_main>)
+  set(main undertow_test_main)
+  if(ARG_PETSC)
+    set(main undertow_test_main_petsc)
+  endif()
+  add_executable(test_${name} ${ARG_SOURCES} $<TARGET_OBJECTS:${main}>)
   target_link_libraries(test_${name} PRIVATE ${ARG_LIBS} GTest::gtest)
   target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   undertow_set_warnings(test_${name})

@@ -1,9 +1,14 @@
-/// One main for every GoogleTest executable: MPI first, then Kokkos, then GoogleTest. Only rank 0
+/// One main for every GoogleTest executable: MPI first, then Kokkos, then (for tests of solvers)
+/// PETSc, then GoogleTest. Only rank 0
 /// prints test progress; a failure on any rank fails the test on every rank (and the exit code).
 
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <memory>
 #include <mpi.h>
+#ifdef UNDERTOW_TEST_WITH_PETSC
+#include "undertow/solvers/linear/petsc_session.hpp"
+#endif
 
 namespace {
 
@@ -31,6 +36,9 @@ int main(int argc, char** argv) {
   int failed = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
+#ifdef UNDERTOW_TEST_WITH_PETSC
+    const undertow::linear::PetscSession petsc(MPI_COMM_WORLD);
+#endif
     ::testing::InitGoogleTest(&argc, argv);
     if (rank != 0) {
       auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

@@ -9,7 +9,7 @@
 #include "undertow/core/field.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/hdf5_info.hpp"
-#include "undertow/solvers/linear/petsc_info.hpp"
+#include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <boost/version.hpp>

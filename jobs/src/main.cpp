@@ -1,5 +1,5 @@
-/// The `undertow` executable. Order of life: MPI, then Kokkos, then the subcommand; Kokkos is
-/// finalised before MPI. Error policy:
+/// The `undertow` executable. Order of life: MPI, then Kokkos, then PETSc, then the subcommand;
+/// they are finalised in reverse order. Error policy:
 ///   - ConfigError / CollectiveError: every rank raised it, rank 0 prints it, all ranks exit
 ///     cleanly with code 2 (bad input) or 3 (run failure).
 ///   - any other exception: raised on some ranks only; that rank prints it with its rank number
@@ -8,6 +8,7 @@
 #include "commands.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <cstdio>
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   int code = undertow::jobs::kSuccess;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
+    const undertow::linear::PetscSession petsc(MPI_COMM_WORLD);
     int world_rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     try {

@@ -1,0 +1,84 @@
+#pragma once
+/// \file
+/// The pressure Poisson equation of the projection method on the MAC grid, solved with PETSc KSP
+/// on a DMDA whose ownership matches the Domain rank for rank.
+///
+/// The operator is L = D G: G is the face gradient (p_i - p_{i-1}) / h on faces where the normal
+/// velocity is free, and D the cell divergence. At a wall or inflow face the normal velocity is
+/// prescribed, so that face takes no gradient (homogeneous Neumann). At an outflow face the
+/// pressure is 0 on the face (ghost -p). With no Dirichlet face, L is singular with the constants
+/// as null space; right-hand sides are then projected to zero mean and the solution has zero mean.
+///
+/// We solve (-L) p = -b, because -L is symmetric positive (semi-)definite: CG with algebraic
+/// multigrid (GAMG by default) applies. Any PETSc option can be set from the case file; they are
+/// given without prefix and applied under this solver's prefix.
+
+#include "undertow/core/field.hpp"
+
+#include <array>
+#include <petscdmda.h>
+#include <petscksp.h>
+#include <string>
+
+namespace undertow {
+namespace linear {
+
+/// What a non-periodic boundary face imposes on the pressure.
+enum class PressureBoundary {
+  Neumann,  ///< normal velocity prescribed (wall, inflow): no gradient through the face
+  Dirichlet ///< outflow: p = 0 on the face
+};
+
+struct PoissonSpec {
+  /// Per face: x-, x+, y-, y+, z-, z+. Ignored on periodic axes.
+  std::array<PressureBoundary, 6> faces{PressureBoundary::Neumann, PressureBoundary::Neumann,
+                                        PressureBoundary::Neumann, PressureBoundary::Neumann,
+                                        PressureBoundary::Neumann, PressureBoundary::Neumann};
+  double rtol = 1e-10; ///< relative residual reduction
+  double atol = 1e-50; ///< absolute residual tolerance
+  int max_iterations = 1000;
+  std::string prefix = "pressure_"; ///< PETSc options prefix
+  std::string options;              ///< e.g. "-pc_type hypre -ksp_monitor"; applied under `prefix`
+};
+
+struct SolveStats {
+  int iterations = 0;
+  double residual = 0; ///< final (preconditioned) residual norm PETSc reports
+};
+
+class PressurePoisson {
+ public:
+  /// Creates the DMDA, assembles -L, sets up the KSP. Collective over the domain's communicator.
+  PressurePoisson(const Domain& domain, const PoissonSpec& spec);
+  ~PressurePoisson();
+  PressurePoisson(const PressurePoisson&) = delete;
+  PressurePoisson& operator=(const PressurePoisson&) = delete;
+
+  /// Solves L p = rhs over the owned cells (ghosts of p are not touched). Throws CollectiveError
+  /// if the solver does not converge, naming the reason and the options that control it.
+  /// Collective.
+  SolveStats solve(const Field& rhs, Field& p);
+
+  /// out = L p over the owned cells, with the assembled matrix (for tests). Collective.
+  void apply(const Field& p, Field& out);
+
+  /// True if the operator has the constants as null space (no Dirichlet face).
+  bool singular() const { return m_null != nullptr; }
+  /// "cg + gamg": the Krylov method and preconditioner in use, after options. Not collective.
+  std::string method() const;
+
+ private:
+  void to_vec(const Field& f, Vec v, double scale);
+  void from_vec(Vec v, Field& f);
+
+  const Domain& m_domain;
+  PoissonSpec m_spec;
+  DM m_da = nullptr;
+  Mat m_matrix = nullptr;
+  KSP m_ksp = nullptr;
+  Vec m_x = nullptr, m_b = nullptr;
+  MatNullSpace m_null = nullptr;
+};
+
+} // namespace linear
+} // namespace undertow

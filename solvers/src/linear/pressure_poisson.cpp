@@ -1,0 +1,237 @@
+#include "undertow/solvers/linear/pressure_poisson.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/solvers/linear/petsc_session.hpp"
+
+#include <sstream>
+#include <vector>
+
+namespace undertow {
+namespace linear {
+
+namespace {
+
+DMBoundaryType boundary_type(const Domain& d, int axis) {
+  return d.periodic(axis) ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_NONE;
+}
+
+/// "-pc_type hypre" -> "-pressure_pc_type hypre".
+std::string with_prefix(const std::string& options, const std::string& prefix) {
+  std::istringstream in(options);
+  std::string token, out;
+  while (in >> token) {
+    if (token.size() > 1 && token[0] == '-' &&
+        !std::isdigit(static_cast<unsigned char>(token[1])) && token[1] != '.')
+      token = "-" + prefix + token.substr(1);
+    out += token + " ";
+  }
+  return out;
+}
+
+} // namespace
+
+PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
+    : m_domain(domain), m_spec(spec) {
+  const MPI_Comm comm = domain.comm().raw();
+  const int dim = domain.dim();
+  std::array<std::vector<PetscInt>, 3> counts;
+  for (int a = 0; a < 3; ++a)
+    for (int c = 0; c < domain.ranks_along(a); ++c)
+      counts[a].push_back(static_cast<PetscInt>(domain.cell_count(a, c)));
+  if (dim == 2)
+    check_petsc(DMDACreate2d(comm, boundary_type(domain, 0), boundary_type(domain, 1),
+                             DMDA_STENCIL_STAR, domain.global_cells(0), domain.global_cells(1),
+                             domain.ranks_along(0), domain.ranks_along(1), 1, 1, counts[0].data(),
+                             counts[1].data(), &m_da),
+                "DMDACreate2d");
+  else
+    check_petsc(DMDACreate3d(comm, boundary_type(domain, 0), boundary_type(domain, 1),
+                             boundary_type(domain, 2), DMDA_STENCIL_STAR, domain.global_cells(0),
+                             domain.global_cells(1), domain.global_cells(2), domain.ranks_along(0),
+                             domain.ranks_along(1), domain.ranks_along(2), 1, 1, counts[0].data(),
+                             counts[1].data(), counts[2].data(), &m_da),
+                "DMDACreate3d");
+  check_petsc(DMSetUp(m_da), "DMSetUp");
+
+  // The DMDA must own exactly our cells: same ranks, same boxes.
+  PetscInt start[3] = {0, 0, 0}, width[3] = {1, 1, 1};
+  check_petsc(
+      DMDAGetCorners(m_da, &start[0], &start[1], &start[2], &width[0], &width[1], &width[2]),
+      "DMDAGetCorners");
+  for (int a = 0; a < dim; ++a)
+    require(start[a] == domain.cell_offset(a) && width[a] == domain.cell_count(a),
+            "PETSc DMDA ownership differs from the domain decomposition on axis " +
+                std::to_string(a));
+
+  check_petsc(DMCreateMatrix(m_da, &m_matrix), "DMCreateMatrix");
+  check_petsc(MatSetOption(m_matrix, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE), "MatSetOption");
+  bool any_dirichlet = false;
+  for (int a = 0; a < dim; ++a) {
+    const double inv_h2 = 1.0 / (domain.spacing(a) * domain.spacing(a));
+    for (PetscInt k = start[2]; k < start[2] + width[2]; ++k)
+      for (PetscInt j = start[1]; j < start[1] + width[1]; ++j)
+        for (PetscInt i = start[0]; i < start[0] + width[0]; ++i) {
+          const PetscInt here[3] = {i, j, k};
+          MatStencil row{};
+          row.i = i;
+          row.j = j;
+          row.k = k;
+          for (int side = 0; side < 2; ++side) {
+            const PetscInt step = side == 0 ? -1 : 1;
+            const PetscInt there = here[a] + step;
+            const bool outside = there < 0 || there >= domain.global_cells(a);
+            if (outside && !domain.periodic(a)) {
+              if (spec.faces[2 * a + side] == PressureBoundary::Dirichlet) {
+                // p = 0 on the face: ghost = -p, so (ghost - p) / h^2 = -2 p / h^2.
+                const PetscScalar value = 2.0 * inv_h2;
+                check_petsc(MatSetValuesStencil(m_matrix, 1, &row, 1, &row, &value, ADD_VALUES),
+                            "MatSetValuesStencil");
+                any_dirichlet = true;
+              }
+              continue;
+            }
+            MatStencil col = row;
+            (a == 0 ? col.i : a == 1 ? col.j : col.k) = there; // DMDA wraps periodic indices
+            const PetscScalar values[2] = {inv_h2, -inv_h2};
+            check_petsc(MatSetValuesStencil(m_matrix, 1, &row, 1, &row, &values[0], ADD_VALUES),
+                        "MatSetValuesStencil");
+            check_petsc(MatSetValuesStencil(m_matrix, 1, &row, 1, &col, &values[1], ADD_VALUES),
+                        "MatSetValuesStencil");
+          }
+        }
+  }
+  check_petsc(MatAssemblyBegin(m_matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  check_petsc(MatAssemblyEnd(m_matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+  // The Dirichlet decision is global: every rank must agree on singularity.
+  any_dirichlet = domain.comm().max(static_cast<long long>(any_dirichlet)) > 0;
+  if (!any_dirichlet) {
+    check_petsc(MatNullSpaceCreate(comm, PETSC_TRUE, 0, nullptr, &m_null), "MatNullSpaceCreate");
+    check_petsc(MatSetNullSpace(m_matrix, m_null), "MatSetNullSpace");
+  }
+  check_petsc(MatSetOption(m_matrix, MAT_SPD, PETSC_TRUE), "MatSetOption(MAT_SPD)");
+
+  check_petsc(DMCreateGlobalVector(m_da, &m_x), "DMCreateGlobalVector");
+  check_petsc(VecDuplicate(m_x, &m_b), "VecDuplicate");
+
+  check_petsc(KSPCreate(comm, &m_ksp), "KSPCreate");
+  check_petsc(KSPSetOperators(m_ksp, m_matrix, m_matrix), "KSPSetOperators");
+  check_petsc(KSPSetType(m_ksp, KSPCG), "KSPSetType");
+  PC pc = nullptr;
+  check_petsc(KSPGetPC(m_ksp, &pc), "KSPGetPC");
+  check_petsc(PCSetType(pc, PCGAMG), "PCSetType");
+  check_petsc(KSPSetTolerances(m_ksp, spec.rtol, spec.atol, PETSC_DEFAULT, spec.max_iterations),
+              "KSPSetTolerances");
+  check_petsc(KSPSetInitialGuessNonzero(m_ksp, PETSC_TRUE), "KSPSetInitialGuessNonzero");
+  check_petsc(KSPSetOptionsPrefix(m_ksp, spec.prefix.c_str()), "KSPSetOptionsPrefix");
+  if (!spec.options.empty())
+    check_petsc(PetscOptionsInsertString(nullptr, with_prefix(spec.options, spec.prefix).c_str()),
+                "PetscOptionsInsertString");
+  check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
+  check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
+}
+
+PressurePoisson::~PressurePoisson() {
+  KSPDestroy(&m_ksp);
+  VecDestroy(&m_x);
+  VecDestroy(&m_b);
+  MatNullSpaceDestroy(&m_null);
+  MatDestroy(&m_matrix);
+  DMDestroy(&m_da);
+}
+
+void PressurePoisson::to_vec(const Field& f, Vec v, double scale) {
+  // The explicit copy at the solver boundary: field (device) -> host mirror -> PETSc vector.
+  auto host = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(host, f.view());
+  const FieldLayout& l = f.layout();
+  const long o0 = l.global_offset[0], o1 = l.global_offset[1], o2 = l.global_offset[2];
+  const IndexSpace& own = l.owned;
+  if (m_domain.dim() == 2) {
+    PetscScalar** a = nullptr;
+    check_petsc(DMDAVecGetArray(m_da, v, &a), "DMDAVecGetArray");
+    for (long j = own.begin[1]; j < own.end[1]; ++j)
+      for (long i = own.begin[0]; i < own.end[0]; ++i)
+        a[j + o1][i + o0] = scale * host(i, j, 0);
+    check_petsc(DMDAVecRestoreArray(m_da, v, &a), "DMDAVecRestoreArray");
+  } else {
+    PetscScalar*** a = nullptr;
+    check_petsc(DMDAVecGetArray(m_da, v, &a), "DMDAVecGetArray");
+    for (long k = own.begin[2]; k < own.end[2]; ++k)
+      for (long j = own.begin[1]; j < own.end[1]; ++j)
+        for (long i = own.begin[0]; i < own.end[0]; ++i)
+          a[k + o2][j + o1][i + o0] = scale * host(i, j, k);
+    check_petsc(DMDAVecRestoreArray(m_da, v, &a), "DMDAVecRestoreArray");
+  }
+}
+
+void PressurePoisson::from_vec(Vec v, Field& f) {
+  auto host = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(host, f.view());
+  const FieldLayout& l = f.layout();
+  const long o0 = l.global_offset[0], o1 = l.global_offset[1], o2 = l.global_offset[2];
+  const IndexSpace& own = l.owned;
+  if (m_domain.dim() == 2) {
+    PetscScalar** a = nullptr;
+    check_petsc(DMDAVecGetArrayRead(m_da, v, &a), "DMDAVecGetArrayRead");
+    for (long j = own.begin[1]; j < own.end[1]; ++j)
+      for (long i = own.begin[0]; i < own.end[0]; ++i)
+        host(i, j, 0) = a[j + o1][i + o0];
+    check_petsc(DMDAVecRestoreArrayRead(m_da, v, &a), "DMDAVecRestoreArrayRead");
+  } else {
+    PetscScalar*** a = nullptr;
+    check_petsc(DMDAVecGetArrayRead(m_da, v, &a), "DMDAVecGetArrayRead");
+    for (long k = own.begin[2]; k < own.end[2]; ++k)
+      for (long j = own.begin[1]; j < own.end[1]; ++j)
+        for (long i = own.begin[0]; i < own.end[0]; ++i)
+          host(i, j, k) = a[k + o2][j + o1][i + o0];
+    check_petsc(DMDAVecRestoreArrayRead(m_da, v, &a), "DMDAVecRestoreArrayRead");
+  }
+  Kokkos::deep_copy(f.view(), host);
+}
+
+SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
+  to_vec(rhs, m_b, -1.0); // (-L) p = -rhs
+  to_vec(p, m_x, 1.0);    // the previous pressure is the initial guess
+  if (m_null) {
+    check_petsc(MatNullSpaceRemove(m_null, m_b), "MatNullSpaceRemove");
+    check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
+  }
+  check_petsc(KSPSolve(m_ksp, m_b, m_x), "KSPSolve");
+  KSPConvergedReason reason;
+  check_petsc(KSPGetConvergedReason(m_ksp, &reason), "KSPGetConvergedReason");
+  SolveStats stats;
+  PetscInt iterations = 0;
+  check_petsc(KSPGetIterationNumber(m_ksp, &iterations), "KSPGetIterationNumber");
+  check_petsc(KSPGetResidualNorm(m_ksp, &stats.residual), "KSPGetResidualNorm");
+  stats.iterations = static_cast<int>(iterations);
+  if (reason < 0)
+    throw CollectiveError(
+        std::string("the pressure Poisson solve did not converge (") + KSPConvergedReasons[reason] +
+        ") after " + std::to_string(stats.iterations) + " iterations, residual " +
+        std::to_string(stats.residual) + ". Loosen pressure.rtol, raise pressure.max_iterations, " +
+        "or choose another preconditioner in pressure.petsc_options (e.g. '-pc_type hypre').");
+  if (m_null)
+    check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
+  from_vec(m_x, p);
+  return stats;
+}
+
+std::string PressurePoisson::method() const {
+  KSPType ksp_type = nullptr;
+  PCType pc_type = nullptr;
+  PC pc = nullptr;
+  check_petsc(KSPGetType(m_ksp, &ksp_type), "KSPGetType");
+  check_petsc(KSPGetPC(m_ksp, &pc), "KSPGetPC");
+  check_petsc(PCGetType(pc, &pc_type), "PCGetType");
+  return std::string(ksp_type ? ksp_type : "?") + " + " + (pc_type ? pc_type : "?");
+}
+
+void PressurePoisson::apply(const Field& p, Field& out) {
+  to_vec(p, m_x, 1.0);
+  check_petsc(MatMult(m_matrix, m_x, m_b), "MatMult");
+  check_petsc(VecScale(m_b, -1.0), "VecScale");
+  from_vec(m_b, out);
+}
+
+} // namespace linear
+} // namespace undertow
