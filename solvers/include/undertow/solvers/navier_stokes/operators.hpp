@@ -1,0 +1,96 @@
+#pragma once
+/// \file
+/// Point functions of the incompressible Navier-Stokes equations on the staggered (MAC) grid:
+/// u_c lives on the faces normal to axis c, the pressure at cell centres. With equal ghost widths
+/// the face with local index x is the lower face of the cell with index x, so
+///
+///   cell-centre value of u_c below/above face x:  (u_c(x - e_c) + u_c(x)) / 2,  (u_c(x) + u_c(x +
+///   e_c)) / 2 edge between faces x and x + e_d (d != c):     u_c at (u_c(x) + u_c(x + e_d)) / 2,
+///                                                  u_d at (u_d(x + e_d - e_c) + u_d(x + e_d)) / 2
+///
+/// Advection is in divergence form with central interpolation (second order, and kinetic-energy
+/// conserving for a divergence-free field); diffusion is the central 2(dim)+1-point Laplacian.
+/// Every function is linear or quadratic in the velocity, with fixed stencils: its derivative and
+/// transpose can be written down point by point, as the adjoint will need.
+
+#include "undertow/core/field.hpp"
+
+namespace undertow {
+namespace navier_stokes {
+
+/// The velocity components as views (component c on faces normal to axis c; unused ones empty).
+struct Velocity {
+  FieldView u[3];
+};
+
+/// Value of `f` at (i, j, k) moved by `s` cells along `axis`.
+KOKKOS_INLINE_FUNCTION double at(const FieldView& f, long i, long j, long k, int axis, long s) {
+  return f(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0));
+}
+
+/// Value of `f` at (i, j, k) moved by `s` along `a` and `t` along `b`.
+KOKKOS_INLINE_FUNCTION double at2(const FieldView& f, long i, long j, long k, int a, long s, int b,
+                                  long t) {
+  return f(i + (a == 0 ? s : 0) + (b == 0 ? t : 0), j + (a == 1 ? s : 0) + (b == 1 ? t : 0),
+           k + (a == 2 ? s : 0) + (b == 2 ? t : 0));
+}
+
+/// Advective flux of momentum c through direction d, divided by nothing: the divergence
+/// d(u_d u_c)/dx_d at face (i, j, k) of component c, central differences on the MAC grid.
+KOKKOS_INLINE_FUNCTION double advection_term(const Velocity& v, int c, int d, double inv_h, long i,
+                                             long j, long k) {
+  const FieldView& uc = v.u[c];
+  if (c == d) {
+    const double above = 0.5 * (uc(i, j, k) + at(uc, i, j, k, c, 1));
+    const double below = 0.5 * (at(uc, i, j, k, c, -1) + uc(i, j, k));
+    return (above * above - below * below) * inv_h;
+  }
+  const FieldView& ud = v.u[d];
+  const double upper = 0.5 * (uc(i, j, k) + at(uc, i, j, k, d, 1)) * 0.5 *
+                       (at(ud, i, j, k, d, 1) + at2(ud, i, j, k, d, 1, c, -1));
+  const double lower =
+      0.5 * (at(uc, i, j, k, d, -1) + uc(i, j, k)) * 0.5 * (ud(i, j, k) + at(ud, i, j, k, c, -1));
+  return (upper - lower) * inv_h;
+}
+
+/// Second difference of u_c along d at (i, j, k): (u(+e_d) - 2u + u(-e_d)) / h_d^2.
+KOKKOS_INLINE_FUNCTION double diffusion_term(const FieldView& uc, int d, double inv_h2, long i,
+                                             long j, long k) {
+  return (at(uc, i, j, k, d, 1) - 2.0 * uc(i, j, k) + at(uc, i, j, k, d, -1)) * inv_h2;
+}
+
+/// Momentum tendency of component c at face (i, j, k), pressure excluded:
+/// -div(u u_c) + nu lap u_c + force_c.
+KOKKOS_INLINE_FUNCTION double momentum_tendency(const Velocity& v, int c, int dim,
+                                                const double inv_h[3], double nu, double force,
+                                                long i, long j, long k) {
+  double r = force;
+  for (int d = 0; d < dim; ++d)
+    r += -advection_term(v, c, d, inv_h[d], i, j, k) +
+         nu * diffusion_term(v.u[c], d, inv_h[d] * inv_h[d], i, j, k);
+  return r;
+}
+
+/// Discrete divergence of the velocity in cell (i, j, k).
+KOKKOS_INLINE_FUNCTION double divergence(const Velocity& v, int dim, const double inv_h[3], long i,
+                                         long j, long k) {
+  double div = 0;
+  for (int d = 0; d < dim; ++d)
+    div += (at(v.u[d], i, j, k, d, 1) - v.u[d](i, j, k)) * inv_h[d];
+  return div;
+}
+
+/// Gradient of a cell-centred field along c at face (i, j, k): (p(x) - p(x - e_c)) / h_c.
+KOKKOS_INLINE_FUNCTION double face_gradient(const FieldView& p, int c, double inv_h, long i, long j,
+                                            long k) {
+  return (p(i, j, k) - at(p, i, j, k, c, -1)) * inv_h;
+}
+
+/// Tangential ghost for a no-slip wall moving at `wall`: quadratic extrapolation through the wall
+/// value and the first two interior values, exact for the parabolic profiles of channel flows.
+KOKKOS_INLINE_FUNCTION double no_slip_ghost(double wall, double first, double second) {
+  return (8.0 * wall - 6.0 * first + second) / 3.0;
+}
+
+} // namespace navier_stokes
+} // namespace undertow

@@ -1,0 +1,98 @@
+#pragma once
+/// \file
+/// Incompressible Navier-Stokes on the staggered (MAC) grid, 2D or 3D, decomposed over MPI:
+///
+///   du/dt + div(u u) = -grad p + nu lap u + f,   div u = 0.
+///
+/// Time integration: three-stage SSP Runge-Kutta (Shu-Osher form). Every stage is a convex
+/// combination of the previous stage and an explicit Euler step, and is projected onto
+/// divergence-free fields: solve L psi = D w with the PETSc pressure Poisson solver, then
+/// w -= G psi. Because projection is linear and fixes divergence-free fields with the same boundary
+/// values, projecting each combination equals combining projected Euler steps. The pressure is
+/// psi / (2/3 dt) from the last stage. With L = D G exactly, div u is zero to the solver tolerance.
+
+#include "undertow/core/field.hpp"
+#include "undertow/core/halo.hpp"
+#include "undertow/core/log.hpp"
+#include "undertow/solvers/linear/pressure_poisson.hpp"
+#include "undertow/solvers/navier_stokes/boundary.hpp"
+#include "undertow/solvers/navier_stokes/operators.hpp"
+
+#include <array>
+#include <memory>
+
+namespace undertow {
+namespace navier_stokes {
+
+struct NavierStokesParams {
+  double nu = 1e-2;                          ///< kinematic viscosity [m^2/s]
+  std::array<double, 3> body_force{0, 0, 0}; ///< uniform body force per unit mass [m/s^2]
+  BoundarySet boundaries;
+  linear::PoissonSpec pressure; ///< faces are set from `boundaries`
+};
+
+class NavierStokes {
+ public:
+  /// Allocates fields, halo plans and the pressure solver. Collective.
+  NavierStokes(const Domain& domain, const NavierStokesParams& params);
+
+  /// Velocity component c (faces normal to axis c) and the kinematic pressure p / rho [m^2/s^2].
+  Field& velocity(int c) { return m_u[c]; }
+  const Field& velocity(int c) const { return m_u[c]; }
+  const Field& pressure() const { return m_p; }
+
+  /// Imposes the boundary conditions on the current velocity and projects it onto divergence-free
+  /// fields: call after setting an initial condition. Collective.
+  void project_initial();
+  /// One SSP-RK3 step of size dt [s]. Collective.
+  void step(double dt);
+
+  /// max over cells of |div u| [1/s], with boundary values and halos brought up to date.
+  /// Collective.
+  double max_divergence();
+  /// Kinetic energy per unit mass and volume, 1/2 <|u|^2> [m^2/s^2]. Collective.
+  double kinetic_energy() const;
+  /// max over faces of |u_c|, per component [m/s]. Collective.
+  std::array<double, 3> max_velocity() const;
+  /// Advective Courant number dt * max_c |u_c| / h_c summed over axes. Collective.
+  double courant(double dt) const;
+  /// `cfl` times the linear stability limit of SSP-RK3 for the current velocity (advection,
+  /// sqrt(3)) and the viscosity (diffusion, 2.5), whichever is tighter. Collective.
+  double stable_dt(double cfl) const;
+  /// True if any velocity value is NaN or infinite. Collective.
+  bool has_nonfinite() const;
+
+  double time() const { return m_time; }
+  long steps() const { return m_steps; }
+  /// Pressure solver iterations of the last step, summed over its three stages.
+  int poisson_iterations() const { return m_poisson_iterations; }
+  Timers& timers() { return m_timers; }
+  const Domain& domain() const { return m_domain; }
+  const NavierStokesParams& params() const { return m_params; }
+
+ private:
+  Velocity views(const std::array<Field, 3>& u) const;
+  /// Boundary faces, halo exchange and ghosts of `u`: everything the stencils read.
+  void prepare(std::array<Field, 3>& u);
+  /// out := a * u0 + b * (us + dt * R(us)) on the free faces; prescribed faces keep their values.
+  void euler_combination(double a, std::array<Field, 3>& u0, double b, std::array<Field, 3>& us,
+                         double dt, std::array<Field, 3>& out);
+  /// Projects `u` onto divergence-free fields; returns the potential psi in m_psi.
+  void project(std::array<Field, 3>& u);
+
+  const Domain& m_domain;
+  NavierStokesParams m_params;
+  std::array<Field, 3> m_u, m_stage1, m_stage2;
+  Field m_p, m_psi, m_div;
+  std::array<std::unique_ptr<HaloPlan>, 3> m_velocity_halo;
+  std::unique_ptr<HaloPlan> m_cell_halo;
+  std::array<IndexSpace, 3> m_free; ///< faces the momentum equation updates, per component
+  linear::PressurePoisson m_poisson;
+  double m_time = 0;
+  long m_steps = 0;
+  int m_poisson_iterations = 0;
+  Timers m_timers;
+};
+
+} // namespace navier_stokes
+} // namespace undertow

@@ -1,0 +1,102 @@
+#include "undertow/solvers/navier_stokes/boundary.hpp"
+
+#include "undertow/core/error.hpp"
+
+namespace undertow {
+namespace navier_stokes {
+
+namespace {
+const char* kFaceNames[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+} // namespace
+
+std::string to_string(BoundaryKind kind) {
+  switch (kind) {
+  case BoundaryKind::Periodic:
+    return "periodic";
+  case BoundaryKind::Wall:
+    return "wall";
+  case BoundaryKind::Slip:
+    return "slip";
+  case BoundaryKind::Inflow:
+    return "inflow";
+  case BoundaryKind::Outflow:
+    return "outflow";
+  }
+  return "?";
+}
+
+void BoundarySet::declare_keys(ConfigSchema& s) {
+  for (int f = 0; f < 6; ++f) {
+    const std::string face = kFaceNames[f];
+    s.add("boundary." + face, ValueType::Choice, "wall",
+          "condition on the " + face + " face; periodic axes are set by domain.periodic")
+        .one_of({"wall", "slip", "inflow", "outflow", "periodic"});
+    s.add("boundary." + face + "_velocity", ValueType::RealList, "0 0 0",
+          "wall velocity (moving wall) or peak inflow velocity on the " + face + " face [m/s]")
+        .items(2, 3);
+    s.add("boundary." + face + "_profile", ValueType::Choice, "uniform",
+          "inflow profile on the " + face + " face")
+        .one_of({"uniform", "parabolic"});
+  }
+}
+
+BoundarySet BoundarySet::from_config(const Config& c, const DomainSpec& d) {
+  BoundarySet set;
+  for (int f = 0; f < 6; ++f) {
+    const int axis = f / 2;
+    const std::string key = std::string("boundary.") + kFaceNames[f];
+    FaceBoundary& b = set.face[f];
+    if (axis >= d.dim) {
+      b.kind = BoundaryKind::Periodic; // unused in 2D
+      continue;
+    }
+    const std::string kind = c.get_string(key);
+    if (d.periodic[axis]) {
+      if (c.is_given(key) && kind != "periodic")
+        throw ConfigError(key + " = " + kind + " contradicts domain.periodic, which makes axis " +
+                          std::string(1, "xyz"[axis]) +
+                          " periodic; remove the key or make the axis non-periodic.");
+      b.kind = BoundaryKind::Periodic;
+      continue;
+    }
+    if (kind == "periodic")
+      throw ConfigError(key + " = periodic, but domain.periodic does not make axis " +
+                        std::string(1, "xyz"[axis]) + " periodic; set it there instead.");
+    b.kind = kind == "wall"     ? BoundaryKind::Wall
+             : kind == "slip"   ? BoundaryKind::Slip
+             : kind == "inflow" ? BoundaryKind::Inflow
+                                : BoundaryKind::Outflow;
+    const auto v = c.get_real_list(key + "_velocity");
+    if (c.is_given(key + "_velocity") && static_cast<int>(v.size()) != d.dim)
+      throw ConfigError(key + "_velocity has " + std::to_string(v.size()) +
+                        " entries but domain.dim = " + std::to_string(d.dim) + ".");
+    for (int a = 0; a < d.dim && a < static_cast<int>(v.size()); ++a)
+      b.velocity[a] = v[a];
+    b.profile = c.get_string(key + "_profile") == "parabolic" ? InflowProfile::Parabolic
+                                                              : InflowProfile::Uniform;
+    if (b.kind == BoundaryKind::Wall && b.velocity[axis] != 0.0)
+      throw ConfigError(key + "_velocity has a normal component " +
+                        std::to_string(b.velocity[axis]) +
+                        "; a wall only moves tangentially (use inflow for flow through a face).");
+    if (b.kind == BoundaryKind::Inflow && b.velocity[axis] * (f % 2 == 0 ? 1.0 : -1.0) <= 0.0)
+      throw ConfigError(key + "_velocity must point into the domain (normal component " +
+                        std::string(f % 2 == 0 ? "> 0" : "< 0") + " on this face).");
+  }
+  return set;
+}
+
+std::array<linear::PressureBoundary, 6> BoundarySet::pressure_faces() const {
+  std::array<linear::PressureBoundary, 6> out;
+  for (int f = 0; f < 6; ++f)
+    out[f] = face[f].kind == BoundaryKind::Outflow ? linear::PressureBoundary::Dirichlet
+                                                   : linear::PressureBoundary::Neumann;
+  return out;
+}
+
+bool BoundarySet::fixes_normal_velocity(int axis, int side) const {
+  const BoundaryKind k = face[2 * axis + side].kind;
+  return k == BoundaryKind::Wall || k == BoundaryKind::Slip || k == BoundaryKind::Inflow;
+}
+
+} // namespace navier_stokes
+} // namespace undertow

@@ -1,0 +1,334 @@
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/math.hpp"
+#include "undertow/core/reductions.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace navier_stokes {
+
+namespace {
+
+constexpr int kGhost = 1;
+const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
+const char* kNames[3] = {"ns::u", "ns::v", "ns::w"};
+
+/// Where the parabolic inflow factor 4 s (1 - s) applies, per axis.
+struct Profile {
+  double origin[3];
+  double length[3];
+  int parabolic[3];
+
+  KOKKOS_INLINE_FUNCTION double factor(const GridGeometry& g, long i, long j, long k) const {
+    const long idx[3] = {i, j, k};
+    double f = 1.0;
+    for (int t = 0; t < 3; ++t)
+      if (parabolic[t]) {
+        const double s = (g.coordinate(t, idx[t]) - origin[t]) / length[t];
+        f *= 4.0 * s * (1.0 - s);
+      }
+    return f;
+  }
+};
+
+Profile profile_of(const Domain& d, const FaceBoundary& b, int normal) {
+  Profile p{};
+  for (int t = 0; t < 3; ++t) {
+    p.origin[t] = d.spec().origin[t];
+    p.length[t] = d.spec().length[t];
+    p.parabolic[t] =
+        b.profile == InflowProfile::Parabolic && t != normal && t < d.dim() && !d.periodic(t);
+  }
+  return p;
+}
+
+/// `space` reduced to one layer at index `at` along `axis`.
+IndexSpace layer(IndexSpace space, int axis, long at) {
+  space.begin[axis] = at;
+  space.end[axis] = at + 1;
+  return space;
+}
+
+linear::PoissonSpec pressure_spec(const NavierStokesParams& p) {
+  linear::PoissonSpec s = p.pressure;
+  s.faces = p.boundaries.pressure_faces();
+  return s;
+}
+
+} // namespace
+
+NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& params)
+    : m_domain(domain), m_params(params), m_p(domain, Location::Cell, kGhost, "ns::p"),
+      m_psi(domain, Location::Cell, kGhost, "ns::psi"),
+      m_div(domain, Location::Cell, kGhost, "ns::div"),
+      m_cell_halo(std::make_unique<HaloPlan>(domain, Location::Cell, kGhost)),
+      m_poisson(domain, pressure_spec(params)) {
+  for (int a = 0; a < domain.dim(); ++a)
+    if (!domain.periodic(a) && domain.global_cells(a) < 2)
+      throw ConfigError("the Navier-Stokes solver needs at least 2 cells across a non-periodic "
+                        "axis (domain.cells)");
+  for (int c = 0; c < domain.dim(); ++c) {
+    m_u[c] = Field(domain, kFaces[c], kGhost, kNames[c]);
+    m_stage1[c] = Field(domain, kFaces[c], kGhost, std::string(kNames[c]) + "_stage1");
+    m_stage2[c] = Field(domain, kFaces[c], kGhost, std::string(kNames[c]) + "_stage2");
+    m_velocity_halo[c] = std::make_unique<HaloPlan>(domain, kFaces[c], kGhost);
+    IndexSpace free = m_u[c].owned();
+    if (!domain.periodic(c)) {
+      if (domain.coord(c) == 0 && params.boundaries.fixes_normal_velocity(c, 0))
+        free.begin[c] += 1;
+      if (domain.coord(c) == domain.ranks_along(c) - 1 &&
+          params.boundaries.fixes_normal_velocity(c, 1))
+        free.end[c] -= 1;
+    }
+    m_free[c] = free;
+  }
+}
+
+Velocity NavierStokes::views(const std::array<Field, 3>& u) const {
+  Velocity v;
+  for (int c = 0; c < 3; ++c)
+    v.u[c] = u[c].view();
+  return v;
+}
+
+void NavierStokes::prepare(std::array<Field, 3>& u) {
+  auto scope = m_timers.scope("boundary+halo");
+  const int dim = m_domain.dim();
+  // 1. Prescribed normal velocity on the boundary faces this rank owns.
+  for (int a = 0; a < dim; ++a) {
+    if (m_domain.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      const bool mine =
+          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      const FaceBoundary& b = m_params.boundaries.face[2 * a + side];
+      if (!mine || !m_params.boundaries.fixes_normal_velocity(a, side))
+        continue;
+      const IndexSpace& own = u[a].owned();
+      const long at = side == 0 ? own.begin[a] : own.end[a] - 1;
+      const FieldView v = u[a].view();
+      const GridGeometry g = u[a].geometry();
+      const Profile prof = profile_of(m_domain, b, a);
+      const double value = b.kind == BoundaryKind::Inflow ? b.velocity[a] : 0.0;
+      for_each(
+          "ns::bc_normal_face", layer(u[a].ghosted(), a, at),
+          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = value * prof.factor(g, i, j, k); });
+    }
+  }
+  // 2. Halo exchange: ghosts between ranks and across periodic axes.
+  for (int c = 0; c < dim; ++c)
+    m_velocity_halo[c]->fill(u[c]);
+  // 3. Ghosts beyond the physical boundaries.
+  for (int a = 0; a < dim; ++a) {
+    if (m_domain.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      const bool mine =
+          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      if (!mine)
+        continue;
+      const FaceBoundary& b = m_params.boundaries.face[2 * a + side];
+      const long inward = side == 0 ? 1 : -1;
+      for (int c = 0; c < dim; ++c) {
+        const FieldView v = u[c].view();
+        const IndexSpace& own = u[c].owned();
+        if (c == a) {
+          // Normal component beyond the boundary face: zero gradient (used by outflow faces).
+          const long face = side == 0 ? own.begin[a] : own.end[a] - 1;
+          const long ghost = face - inward;
+          for_each(
+              "ns::bc_normal_ghost", layer(u[c].ghosted(), a, ghost),
+              KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = at(v, i, j, k, a, inward); });
+          continue;
+        }
+        // Tangential component: ghost layer just outside the wall.
+        const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
+        const bool dirichlet = b.kind == BoundaryKind::Wall || b.kind == BoundaryKind::Inflow;
+        const double wall = b.velocity[c];
+        const GridGeometry g = u[c].geometry();
+        const Profile prof = profile_of(m_domain, b, a);
+        const bool scaled = b.kind == BoundaryKind::Inflow;
+        for_each(
+            "ns::bc_tangential_ghost", layer(u[c].ghosted(), a, ghost),
+            KOKKOS_LAMBDA(long i, long j, long k) {
+              const double first = at(v, i, j, k, a, inward);
+              if (dirichlet) {
+                const double value = scaled ? wall * prof.factor(g, i, j, k) : wall;
+                v(i, j, k) = no_slip_ghost(value, first, at(v, i, j, k, a, 2 * inward));
+              } else {
+                v(i, j, k) = first;
+              }
+            });
+      }
+    }
+  }
+}
+
+void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double b,
+                                     std::array<Field, 3>& us, double dt,
+                                     std::array<Field, 3>& out) {
+  auto scope = m_timers.scope("momentum");
+  const Velocity v = views(us);
+  const int dim = m_domain.dim();
+  const double nu = m_params.nu;
+  const double inv_h[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                           1.0 / m_domain.spacing(2)};
+  for (int c = 0; c < dim; ++c) {
+    const FieldView u0v = u0[c].view(), usv = us[c].view(), ov = out[c].view();
+    const double force = m_params.body_force[c];
+    const double ih[3] = {inv_h[0], inv_h[1], inv_h[2]};
+    for_each(
+        "ns::momentum", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
+          const double r = momentum_tendency(v, c, dim, ih, nu, force, i, j, k);
+          ov(i, j, k) = a * u0v(i, j, k) + b * (usv(i, j, k) + dt * r);
+        });
+  }
+}
+
+void NavierStokes::project(std::array<Field, 3>& u) {
+  prepare(u);
+  const int dim = m_domain.dim();
+  const double inv_h[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                           1.0 / m_domain.spacing(2)};
+  {
+    auto scope = m_timers.scope("projection");
+    const Velocity v = views(u);
+    const FieldView div = m_div.view();
+    const double ih[3] = {inv_h[0], inv_h[1], inv_h[2]};
+    for_each(
+        "ns::divergence", m_div.owned(),
+        KOKKOS_LAMBDA(long i, long j, long k) { div(i, j, k) = divergence(v, dim, ih, i, j, k); });
+  }
+  {
+    auto scope = m_timers.scope("poisson");
+    m_poisson_iterations += m_poisson.solve(m_div, m_psi).iterations;
+  }
+  auto scope = m_timers.scope("projection");
+  m_cell_halo->fill(m_psi);
+  // Outflow faces take the gradient against p = 0 on the face: ghost = -inner.
+  const FieldView psi = m_psi.view();
+  for (int a = 0; a < dim; ++a) {
+    if (m_domain.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      const bool mine =
+          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      if (!mine || m_params.boundaries.face[2 * a + side].kind != BoundaryKind::Outflow)
+        continue;
+      const IndexSpace& own = m_psi.owned();
+      const long inward = side == 0 ? 1 : -1;
+      const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
+      for_each(
+          "ns::psi_outflow_ghost", layer(m_psi.ghosted(), a, ghost),
+          KOKKOS_LAMBDA(long i, long j, long k) { psi(i, j, k) = -at(psi, i, j, k, a, inward); });
+    }
+  }
+  for (int c = 0; c < dim; ++c) {
+    const FieldView uv = u[c].view();
+    const double ih = inv_h[c];
+    for_each(
+        "ns::pressure_correction", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
+          uv(i, j, k) -= face_gradient(psi, c, ih, i, j, k);
+        });
+  }
+}
+
+void NavierStokes::project_initial() {
+  project(m_u);
+  fill_value(m_psi, m_psi.ghosted(), 0.0);
+}
+
+void NavierStokes::step(double dt) {
+  m_poisson_iterations = 0;
+  // SSP-RK3 (Shu & Osher 1988) with a projection after every stage.
+  prepare(m_u);
+  euler_combination(0.0, m_u, 1.0, m_u, dt, m_stage1);
+  project(m_stage1);
+  prepare(m_stage1);
+  euler_combination(0.75, m_u, 0.25, m_stage1, dt, m_stage2);
+  project(m_stage2);
+  prepare(m_stage2);
+  euler_combination(1.0 / 3.0, m_u, 2.0 / 3.0, m_stage2, dt, m_u);
+  project(m_u);
+  {
+    // psi = (2/3) dt p for the last stage.
+    auto scope = m_timers.scope("projection");
+    const FieldView p = m_p.view(), psi = m_psi.view();
+    const double scale = 1.0 / (2.0 / 3.0 * dt);
+    for_each(
+        "ns::pressure", m_p.owned(),
+        KOKKOS_LAMBDA(long i, long j, long k) { p(i, j, k) = scale * psi(i, j, k); });
+  }
+  m_time += dt;
+  ++m_steps;
+}
+
+double NavierStokes::max_divergence() {
+  prepare(m_u);
+  const Velocity v = views(m_u);
+  const int dim = m_domain.dim();
+  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                        1.0 / m_domain.spacing(2)};
+  return m_domain.comm().max(local_max(
+      "ns::max_divergence", m_div.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
+        const double d = math::abs(divergence(v, dim, ih, i, j, k));
+        m = d > m ? d : m;
+      }));
+}
+
+double NavierStokes::kinetic_energy() const {
+  double twice = 0;
+  for (int c = 0; c < m_domain.dim(); ++c)
+    twice += global_dot(m_domain.comm(), m_u[c], m_u[c]) / double(m_u[c].layout().global.size());
+  return 0.5 * twice;
+}
+
+std::array<double, 3> NavierStokes::max_velocity() const {
+  std::array<double, 3> out{0, 0, 0};
+  for (int c = 0; c < m_domain.dim(); ++c)
+    out[c] = global_max_abs(m_domain.comm(), m_u[c]);
+  return out;
+}
+
+double NavierStokes::courant(double dt) const {
+  const auto umax = max_velocity();
+  double sum = 0;
+  for (int c = 0; c < m_domain.dim(); ++c)
+    sum += umax[c] / m_domain.spacing(c);
+  return dt * sum;
+}
+
+double NavierStokes::stable_dt(double cfl) const {
+  const auto umax = max_velocity();
+  double advective = 0, diffusive = 0;
+  for (int c = 0; c < m_domain.dim(); ++c) {
+    const double h = m_domain.spacing(c);
+    advective += umax[c] / h;
+    // Rows next to a no-slip wall reach 16/3 / h^2 (quadratic ghost) instead of 4 / h^2.
+    diffusive += m_params.nu * (16.0 / 3.0) / (h * h);
+  }
+  const double limit_adv = advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL;
+  const double limit_diff = diffusive > 0 ? 2.5 / diffusive : HUGE_VAL;
+  const double limit = std::min(limit_adv, limit_diff);
+  if (!std::isfinite(limit))
+    throw ConfigError("the flow is at rest and inviscid: no time scale to choose dt from; set "
+                      "time.dt");
+  return cfl * limit;
+}
+
+bool NavierStokes::has_nonfinite() const {
+  double bad = 0;
+  for (int c = 0; c < m_domain.dim(); ++c) {
+    const FieldView v = m_u[c].view();
+    bad += local_sum(
+        "ns::count_nonfinite", m_u[c].owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          acc += math::isfinite(v(i, j, k)) ? 0.0 : 1.0;
+        });
+  }
+  return m_domain.comm().sum(bad) > 0;
+}
+
+} // namespace navier_stokes
+} // namespace undertow
