@@ -144,4 +144,130 @@ TEST(NavierStokesSlow, BeltramiFlow3DOnFinerGrids) {
   EXPECT_NEAR(std::log2(e[1] / e[2]), 2.0, 0.05);
 }
 
+TEST(NavierStokes, PoiseuilleInAPeriodicChannelIsExact) {
+  // Body force G along x between walls at y = 0 and y = H: u = G / (2 nu) y (H - y), steady.
+  const auto& comm = world();
+  const double nu = 0.02, G = 0.3, H = 1.0;
+  const VelocityFunction exact = [&](int c, double, double y, double, double) {
+    return c == 0 ? G / (2 * nu) * y * (H - y) : 0.0;
+  };
+  const Domain d(comm, box(2, {16, 20, 1}, {2.0, H, 1}, {true, false, false}));
+  NavierStokesParams p;
+  p.nu = nu;
+  p.body_force = {G, 0, 0};
+  NavierStokes ns(d, p);
+  set_velocity(ns, exact, 0.0);
+  ns.project_initial();
+  run(ns, 1.0, 100);
+  const double peak = G / (8 * nu) * H * H;
+  EXPECT_LT(velocity_error(ns, exact, 1.0), 1e-12 * peak);
+}
+
+TEST(NavierStokes, PoiseuilleFromInflowToOutflowIsExact) {
+  // Parabolic inflow (peak U) at x = 0, outflow at x = L, walls at y = 0 and H: the profile is
+  // carried unchanged and the pressure falls linearly, dp/dx = -8 nu U / H^2.
+  const auto& comm = world();
+  const double nu = 0.05, U = 1.0, H = 1.0, L = 3.0;
+  const VelocityFunction exact = [&](int c, double, double y, double, double) {
+    return c == 0 ? 4 * U * y * (H - y) / (H * H) : 0.0;
+  };
+  const Domain d(comm, box(2, {24, 12, 1}, {L, H, 1}, {false, false, false}));
+  NavierStokesParams p;
+  p.nu = nu;
+  p.pressure.rtol = 1e-13;
+  p.boundaries.face[0].kind = BoundaryKind::Inflow;
+  p.boundaries.face[0].velocity[0] = U;
+  p.boundaries.face[0].profile = InflowProfile::Parabolic;
+  p.boundaries.face[1].kind = BoundaryKind::Outflow;
+  NavierStokes ns(d, p);
+  set_velocity(ns, exact, 0.0);
+  ns.project_initial();
+  run(ns, 0.5, 50);
+  EXPECT_LT(velocity_error(ns, exact, 0.5), 1e-10 * U);
+  EXPECT_LT(ns.max_divergence(), 1e-9);
+  // Pressure gradient between every pair of neighbouring cells along x.
+  const std::vector<double> pressure = gather_to_root(comm, ns.pressure());
+  if (comm.is_root()) {
+    const double h = L / 24, expected = -8 * nu * U / (H * H);
+    double worst = 0;
+    for (long i = 0; i + 1 < 24; ++i)
+      for (long j = 0; j < 12; ++j)
+        worst = std::max(
+            worst, std::abs((pressure[(i + 1) * 12 + j] - pressure[i * 12 + j]) / h - expected));
+    EXPECT_LT(worst, 1e-8 * std::abs(expected));
+  }
+}
+
+/// Velocity and pressure gathered to rank 0 after `steps` steps of `set_up` on `comm`.
+std::vector<double> final_state(const Communicator& comm, const DomainSpec& spec,
+                                const NavierStokesParams& p, long steps, double dt) {
+  const Domain d(comm, spec);
+  NavierStokes ns(d, p);
+  // A smooth, non-trivial start: a vortex that the walls and inflow then act on.
+  set_velocity(
+      ns,
+      [](int c, double x, double y, double z, double) {
+        return c == 0   ? 0.3 * std::sin(3 * x) * std::cos(2 * y)
+               : c == 1 ? 0.2 * std::cos(x + z)
+                        : 0.1 * std::sin(y);
+      },
+      0.0);
+  ns.project_initial();
+  run(ns, dt * steps, steps);
+  std::vector<double> all;
+  for (int c = 0; c < spec.dim; ++c) {
+    const auto part = gather_to_root(comm, ns.velocity(c));
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  const auto pressure = gather_to_root(comm, ns.pressure());
+  all.insert(all.end(), pressure.begin(), pressure.end());
+  return all;
+}
+
+void expect_same_on_any_rank_count(const DomainSpec& spec, const NavierStokesParams& p, long steps,
+                                   double dt) {
+  const auto& comm = world();
+  const std::vector<double> full = final_state(comm, spec, p, steps, dt);
+  for (int ranks : {1, 2}) {
+    if (ranks >= comm.size())
+      continue;
+    const Communicator part = comm.split(comm.rank() < ranks ? 0 : 1, comm.rank());
+    std::vector<double> ref;
+    if (comm.rank() < ranks)
+      ref = final_state(part, spec, p, steps, dt);
+    if (!comm.is_root())
+      continue;
+    ASSERT_EQ(ref.size(), full.size());
+    double scale = 0, diff = 0;
+    for (std::size_t q = 0; q < ref.size(); ++q) {
+      scale = std::max(scale, std::abs(ref[q]));
+      diff = std::max(diff, std::abs(ref[q] - full[q]));
+    }
+    EXPECT_LE(diff, 1e-10 * scale) << comm.size() << " ranks against " << ranks;
+    std::printf("%d ranks against %d: max difference %.2e (scale %.2e)\n", comm.size(), ranks, diff,
+                scale);
+  }
+}
+
+TEST(NavierStokes, LidDrivenCavitySameOnAnyNumberOfRanks) {
+  NavierStokesParams p;
+  p.nu = 0.01;
+  p.pressure.rtol = 1e-13;
+  p.boundaries.face[3].velocity[0] = 1.0; // lid at y = 1
+  expect_same_on_any_rank_count(box(2, {24, 20, 1}, {1, 1, 1}, {false, false, false}), p, 10, 0.01);
+}
+
+TEST(NavierStokes, Duct3DSameOnAnyNumberOfRanks) {
+  NavierStokesParams p;
+  p.nu = 0.02;
+  p.pressure.rtol = 1e-13;
+  p.boundaries.face[0].kind = BoundaryKind::Inflow;
+  p.boundaries.face[0].velocity[0] = 1.0;
+  p.boundaries.face[0].profile = InflowProfile::Parabolic;
+  p.boundaries.face[1].kind = BoundaryKind::Outflow;
+  p.boundaries.face[4].kind = BoundaryKind::Slip;
+  p.boundaries.face[5].kind = BoundaryKind::Slip;
+  expect_same_on_any_rank_count(box(3, {13, 11, 9}, {2, 1, 1}, {false, false, false}), p, 6, 0.02);
+}
+
 } // namespace
