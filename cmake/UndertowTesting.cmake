@@ -3,6 +3,7 @@
 # Environment for mpiexec in tests: OpenMPI refuses root and more ranks than cores unless told.
 set(UNDERTOW_TEST_ENVIRONMENT
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    OMPI_MCA_mpi_yield_when_idle=1
     OMPI_MCA_btl_vader_single_copy_mechanism=none)
 
 # undertow_mpi_command(<out> <ranks> <command...>): the mpiexec command line for <ranks> ranks.

@@ -59,7 +59,8 @@ cmake --build "$build" -j "$jobs"
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-export OMPI_MCA_rmaps_base_oversubscribe=1
+# With more ranks than cores, waiting ranks must yield the CPU rather than spin.
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 # --- 3. Run ---------------------------------------------------------------------------------------
 if [ "$mode" = test ]; then

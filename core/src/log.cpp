@@ -15,7 +15,7 @@ Log::Log(const Communicator& comm) : m_root(comm.is_root()) {}
 void Log::attach_file(const std::string& path) {
   if (!m_root)
     return;
-  auto file = std::make_shared<std::ofstream>(path, std::ios::app);
+  auto file = std::make_shared<std::ofstream>(path, std::ios::trunc);
   if (!*file)
     throw Error("cannot open the run log '" + path +
                 "' for writing; check that the output "
@@ -70,20 +70,27 @@ std::string Timers::report(const Communicator& comm) const {
   return out.str();
 }
 
-Progress::Progress(const Log& log, long total_steps, long every)
-    : m_log(log), m_total(total_steps), m_every(every), m_start(std::chrono::steady_clock::now()) {}
+Progress::Progress(const Log& log, double t_end, long every, double t_start)
+    : m_log(log), m_t_end(t_end), m_every(every), m_t_start(t_start),
+      m_start(std::chrono::steady_clock::now()) {}
 
-void Progress::update(long step, double time, double dt, const std::string& extra) {
-  if (m_every <= 0 || !m_log.is_root() || (step % m_every != 0 && step != m_total))
+void Progress::update(long step, double time, double dt, const std::string& extra, bool force) {
+  if (m_every <= 0 || !m_log.is_root() || (step % m_every != 0 && !force))
     return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-  const double rate = step > 0 ? step / std::max(elapsed, 1e-12) : 0.0;
-  const double eta = rate > 0 ? (m_total - step) / rate : 0.0;
-  char line[256];
-  std::snprintf(line, sizeof line, "step %7ld/%ld  t = %.5e  dt = %.3e  %s  %.1f steps/s  ETA %s",
-                step, m_total, time, dt, extra.c_str(), rate, format_duration(eta).c_str());
+  const double eta = estimate_eta(elapsed, m_t_start, time, m_t_end);
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "step %7ld  t = %.5e (%5.1f%%)  dt = %.3e  %s  %.1f steps/s  ETA %s", step, time,
+                100.0 * time / m_t_end, dt, extra.c_str(), step / std::max(elapsed, 1e-12),
+                format_duration(eta).c_str());
   m_log.info(line);
+}
+
+double estimate_eta(double elapsed, double t_start, double time, double t_end) {
+  const double done = time - t_start, left = t_end - time;
+  return done > 0 ? elapsed * std::max(left, 0.0) / done : 0.0;
 }
 
 std::string format_duration(double seconds) {

@@ -47,7 +47,7 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   constexpr long kGuardEvery = 10;
   const double initial_size = solver.max_abs();
   const long every = cfg.get_int("output.progress_every");
-  Progress progress(ctx.log, n_steps, every);
+  Progress progress(ctx.log, t_end, every);
   for (long n = 1; n <= n_steps; ++n) {
     solver.step(dt);
     const bool report = every > 0 && (n % every == 0 || n == n_steps);
@@ -62,7 +62,7 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
                  initial_size, solver.courant(dt)));
     if (report)
       progress.update(n, solver.time(), dt,
-                      format("CFL %.3f  max|c| %.4e", solver.courant(dt), size));
+                      format("CFL %.3f  max|c| %.4e", solver.courant(dt), size), n == n_steps);
   }
 
   const scalar::ErrorNorms err = solver.error();

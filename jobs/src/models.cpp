@@ -4,7 +4,7 @@ namespace undertow {
 namespace jobs {
 
 const std::vector<Model>& models() {
-  static const std::vector<Model> all = {advection_diffusion_model()};
+  static const std::vector<Model> all = {advection_diffusion_model(), navier_stokes_model()};
   return all;
 }
 

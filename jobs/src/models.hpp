@@ -17,6 +17,7 @@ namespace jobs {
 /// What the driver hands a model. The domain is built from [domain]; `log` prints on rank 0.
 struct RunContext {
   const Config& config;
+  std::string case_file; ///< path of the case file, for data files named relative to it
   const Domain& domain;
   const Log& log;
   std::string output_dir;
@@ -45,6 +46,7 @@ ConfigSchema schema_for(const Model& model);
 
 // Models
 Model advection_diffusion_model();
+Model navier_stokes_model();
 
 } // namespace jobs
 } // namespace undertow

@@ -138,7 +138,7 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
     throw Error("failure injected with --fail-on-rank " + std::to_string(opt.fail_on_rank) +
                 " (testing aid)");
 
-  const RunContext context{config, domain, log, output_dir};
+  const RunContext context{config, opt.case_file, domain, log, output_dir};
   RunResult result = model.run(context);
 
   log.info("time per phase (over ranks):");

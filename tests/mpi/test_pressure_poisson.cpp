@@ -178,7 +178,7 @@ TEST(PressurePoisson, SecondOrderSolutionsAndFlatIterationCounts) {
     const int hi = std::max({r[0].iterations, r[1].iterations, r[2].iterations});
     EXPECT_LE(hi, lo + 6) << pb.name << ": iterations grow with the grid";
     if (comm.is_root())
-      std::printf("%-26s max errors %.3e %.3e %.3e, CG+GAMG iterations %d %d %d\n", pb.name.c_str(),
+      std::printf("%-26s max errors %.3e %.3e %.3e, CG+AMG iterations %d %d %d\n", pb.name.c_str(),
                   r[0].error, r[1].error, r[2].error, r[0].iterations, r[1].iterations,
                   r[2].iterations);
   }
@@ -218,7 +218,8 @@ TEST(PressurePoisson, SameSolutionOnAnyNumberOfRanks) {
 TEST(PressurePoisson, OptionsFromTheCaseFileReachPetsc) {
   const Domain d(world(), spec_for(walls_2d(), 16));
   PoissonSpec spec;
-  EXPECT_EQ(PressurePoisson(d, spec).method(), "cg + gamg");
+  const std::string default_method = PressurePoisson(d, spec).method();
+  EXPECT_TRUE(default_method == "cg + hypre" || default_method == "cg + gamg") << default_method;
   spec.options = "-pc_type jacobi -ksp_type minres";
   spec.prefix = "jacobi_test_";
   EXPECT_EQ(PressurePoisson(d, spec).method(), "minres + jacobi");

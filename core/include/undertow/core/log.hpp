@@ -16,7 +16,8 @@ namespace undertow {
 class Log {
  public:
   explicit Log(const Communicator& comm);
-  /// Also writes every later line to `path` (rank 0). Throws Error if the file cannot be opened.
+  /// Also writes every later line to `path` (rank 0), replacing an older log of that name. Throws
+  /// Error if the file cannot be opened.
   void attach_file(const std::string& path);
   void info(const std::string& line) const;
   bool is_root() const { return m_root; }
@@ -55,19 +56,28 @@ class Timers {
   std::map<std::string, double> m_seconds;
 };
 
-/// The progress line: step, time, dt, extra figures (CFL, ...), rate and ETA. Rank 0 prints.
+/// The progress line: step, time (and its fraction of t_end), dt, extra figures (CFL, solver
+/// iterations, objective, ...), step rate and ETA. The ETA is extrapolated from simulated time, so
+/// it also holds with an adaptive dt. Rank 0 prints.
 class Progress {
  public:
-  /// `every`: print every that many steps (and always at the last step); 0 disables.
-  Progress(const Log& log, long total_steps, long every);
-  void update(long step, double time, double dt, const std::string& extra);
+  /// The run goes from `t_start` to `t_end`; print every `every` steps (and whenever `update` is
+  /// forced); 0 disables.
+  Progress(const Log& log, double t_end, long every, double t_start = 0.0);
+  /// Prints if `step` is a multiple of `every`, or if `force`. Not collective.
+  void update(long step, double time, double dt, const std::string& extra, bool force = false);
 
  private:
   const Log& m_log;
-  long m_total;
+  double m_t_end;
   long m_every;
+  double m_t_start;
   std::chrono::steady_clock::time_point m_start;
 };
+
+/// Seconds left for a run from t_start to t_end that has reached `time` after `elapsed` seconds,
+/// extrapolating its rate in simulated time; 0 before any progress.
+double estimate_eta(double elapsed, double t_start, double time, double t_end);
 
 /// "1:02:03" from seconds.
 std::string format_duration(double seconds);

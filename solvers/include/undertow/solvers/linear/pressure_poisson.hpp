@@ -10,8 +10,9 @@
 /// as null space; right-hand sides are then projected to zero mean and the solution has zero mean.
 ///
 /// We solve (-L) p = -b, because -L is symmetric positive (semi-)definite: CG with algebraic
-/// multigrid (GAMG by default) applies. Any PETSc option can be set from the case file; they are
-/// given without prefix and applied under this solver's prefix.
+/// multigrid applies (hypre BoomerAMG by default, GAMG where PETSc has no hypre). Any PETSc option
+/// can be set from the case file; they are given without prefix and applied under this solver's
+/// prefix.
 
 #include "undertow/core/field.hpp"
 
@@ -64,7 +65,7 @@ class PressurePoisson {
 
   /// True if the operator has the constants as null space (no Dirichlet face).
   bool singular() const { return m_null != nullptr; }
-  /// "cg + gamg": the Krylov method and preconditioner in use, after options. Not collective.
+  /// "cg + hypre": the Krylov method and preconditioner in use, after options. Not collective.
   std::string method() const;
 
  private:

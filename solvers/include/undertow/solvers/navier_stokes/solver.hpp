@@ -64,6 +64,8 @@ class NavierStokes {
 
   double time() const { return m_time; }
   long steps() const { return m_steps; }
+  /// "cg + hypre": the pressure solver's method after options. Not collective.
+  std::string pressure_method() const { return m_poisson.method(); }
   /// Pressure solver iterations of the last step, summed over its three stages.
   int poisson_iterations() const { return m_poisson_iterations; }
   Timers& timers() { return m_timers; }

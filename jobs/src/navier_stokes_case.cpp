@@ -1,0 +1,447 @@
+/// The Navier-Stokes model for `undertow run`: initial conditions, the time loop (fixed or
+/// CFL-adaptive dt, optional stop at steady state), progress, diagnostics CSV, divergence guard,
+/// and the reference checks (exact solutions, Ghia et al. 1982 cavity centrelines).
+
+#include "models.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+#include "undertow/io/csv.hpp"
+#include "undertow/io/files.hpp"
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+using navier_stokes::NavierStokes;
+using navier_stokes::NavierStokesParams;
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::string format(const char* fmt, double a, double b = 0, double c = 0) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, fmt, a, b, c);
+  return buf;
+}
+
+void declare_keys(ConfigSchema& s) {
+  s.add("fluid.nu", ValueType::Real, "0.01", "kinematic viscosity [m^2/s]").above(0);
+  s.add("fluid.body_force", ValueType::RealList, "0 0 0",
+        "uniform body force per unit mass, one entry per axis [m/s^2]")
+      .items(2, 3);
+  navier_stokes::BoundarySet::declare_keys(s);
+  s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
+      .one_of({"rest", "taylor_green", "abc", "poiseuille"});
+  s.add("initial.amplitude", ValueType::Real, "1",
+        "velocity scale of the initial field (peak velocity for poiseuille) [m/s]");
+  s.add("pressure.rtol", ValueType::Real, "1e-10",
+        "relative residual reduction of the pressure Poisson solve")
+      .range(1e-15, 0.1);
+  s.add("pressure.max_iterations", ValueType::Integer, "1000",
+        "iteration limit of the pressure Poisson solve")
+      .at_least(1);
+  s.add("pressure.petsc_options", ValueType::String, "",
+        "PETSc options for the pressure solver, without prefix (e.g. '-pc_type hypre')");
+  s.add("time.steady_tolerance", ValueType::Real, "0",
+        "stop when max |du/dt| falls below this [m/s^2]; 0 runs to t_end")
+      .at_least(0);
+  s.add("check.reference", ValueType::Choice, "none",
+        "what --check compares with: exact (initial.type's exact solution) or ghia (cavity "
+        "centrelines of Ghia et al. 1982)")
+      .one_of({"none", "exact", "ghia"});
+  s.add("check.ghia_re", ValueType::Choice, "100", "Reynolds number column of the Ghia tables")
+      .one_of({"100", "400", "1000"});
+  s.add("check.ghia_u_file", ValueType::String, "ghia_u_vertical_centreline.csv",
+        "Ghia's u along x = 0.5, relative to the case file");
+  s.add("check.ghia_v_file", ValueType::String, "ghia_v_horizontal_centreline.csv",
+        "Ghia's v along y = 0.5, relative to the case file");
+}
+
+/// Exact or initial velocity of initial.type, component c at (x, y, z) and time t.
+using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;
+
+VelocityFunction initial_field(const std::string& type, double amplitude, const Domain& d,
+                               double nu, bool& exact) {
+  const double k[3] = {2 * kPi / d.spec().length[0], 2 * kPi / d.spec().length[1],
+                       2 * kPi / d.spec().length[2]};
+  const double o[3] = {d.spec().origin[0], d.spec().origin[1], d.spec().origin[2]};
+  exact = false;
+  if (type == "taylor_green") {
+    exact = d.dim() == 2; // the 3D Taylor-Green vortex has no closed-form solution
+    const bool three = d.dim() == 3;
+    return [=](int c, double x, double y, double z, double t) {
+      const double X = k[0] * (x - o[0]), Y = k[1] * (y - o[1]), Z = k[2] * (z - o[2]);
+      const double decay = three ? 1.0 : std::exp(-nu * (k[0] * k[0] + k[1] * k[1]) * t);
+      const double cz = three ? std::cos(Z) : 1.0;
+      if (c == 0)
+        return amplitude * std::sin(X) * std::cos(Y) * cz * decay;
+      if (c == 1)
+        return -amplitude * k[0] / k[1] * std::cos(X) * std::sin(Y) * cz * decay;
+      return 0.0;
+    };
+  }
+  if (type == "abc") {
+    if (d.dim() != 3 || k[0] != k[1] || k[1] != k[2])
+      throw ConfigError("initial.type = abc needs a 3D cube (domain.dim = 3, equal lengths)");
+    exact = true;
+    return [=](int c, double x, double y, double z, double t) {
+      const double X = k[0] * (x - o[0]), Y = k[0] * (y - o[1]), Z = k[0] * (z - o[2]);
+      const double decay = std::exp(-nu * k[0] * k[0] * t);
+      const double v[3] = {std::sin(Z) + 0.4 * std::cos(Y), 0.7 * std::sin(X) + std::cos(Z),
+                           0.4 * std::sin(Y) + 0.7 * std::cos(X)};
+      return amplitude * v[c] * decay;
+    };
+  }
+  if (type == "poiseuille") {
+    exact = true; // steady when driven consistently (body force 8 nu U / H^2, or inflow)
+    const double H = d.spec().length[1];
+    return [=](int c, double, double y, double, double) {
+      const double s = (y - o[1]) / H;
+      return c == 0 ? 4.0 * amplitude * s * (1.0 - s) : 0.0;
+    };
+  }
+  return [](int, double, double, double, double) {
+    return 0.0;
+  };
+}
+
+void set_velocity(NavierStokes& ns, const VelocityFunction& f, double t) {
+  for (int c = 0; c < ns.domain().dim(); ++c) {
+    Field& u = ns.velocity(c);
+    auto host = Kokkos::create_mirror_view(u.view());
+    const GridGeometry g = u.geometry();
+    const IndexSpace& o = u.owned();
+    for (long k = o.begin[2]; k < o.end[2]; ++k)
+      for (long j = o.begin[1]; j < o.end[1]; ++j)
+        for (long i = o.begin[0]; i < o.end[0]; ++i)
+          host(i, j, k) = f(c, g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k), t);
+    Kokkos::deep_copy(u.view(), host);
+  }
+}
+
+/// RMS and max of u - f over owned faces of every component. Collective.
+std::pair<double, double> velocity_error(const NavierStokes& ns, const VelocityFunction& f,
+                                         double t) {
+  double squares = 0, worst = 0, count = 0;
+  for (int c = 0; c < ns.domain().dim(); ++c) {
+    const Field& u = ns.velocity(c);
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.view());
+    const GridGeometry g = u.geometry();
+    const IndexSpace& o = u.owned();
+    for (long k = o.begin[2]; k < o.end[2]; ++k)
+      for (long j = o.begin[1]; j < o.end[1]; ++j)
+        for (long i = o.begin[0]; i < o.end[0]; ++i) {
+          const double e =
+              host(i, j, k) - f(c, g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k), t);
+          squares += e * e;
+          worst = std::max(worst, std::abs(e));
+          count += 1;
+        }
+  }
+  const Communicator& comm = ns.domain().comm();
+  return {std::sqrt(comm.sum(squares) / comm.sum(count)), comm.max(worst)};
+}
+
+/// One column of a Ghia table: positions and values.
+struct Profile {
+  std::vector<double> position, value;
+};
+
+Profile read_ghia(const std::string& path, const std::string& re) {
+  std::istringstream in(io::read_file(path));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  {
+    std::istringstream h(line);
+    std::string cell;
+    while (std::getline(h, cell, ','))
+      header.push_back(cell);
+  }
+  std::size_t column = 0;
+  for (std::size_t c = 0; c < header.size(); ++c)
+    if (header[c].size() > re.size() &&
+        header[c].substr(header[c].size() - re.size() - 2) == "Re" + re)
+      column = c;
+  if (column == 0)
+    throw ConfigError(path + " has no column for Re = " + re + " (header: " + line + ")");
+  Profile p;
+  while (std::getline(in, line)) {
+    if (line.empty())
+      continue;
+    std::istringstream row(line);
+    std::string cell;
+    std::vector<double> values;
+    while (std::getline(row, cell, ','))
+      values.push_back(std::stod(cell));
+    if (values.size() != header.size())
+      throw ConfigError(path + ": malformed row '" + line + "'");
+    p.position.push_back(values[0]);
+    p.value.push_back(values[column]);
+  }
+  return p;
+}
+
+/// Linear interpolation in a sampled profile (positions increasing).
+double interpolate(const std::vector<double>& x, const std::vector<double>& f, double at) {
+  if (at <= x.front())
+    return f.front();
+  for (std::size_t i = 1; i < x.size(); ++i)
+    if (at <= x[i])
+      return f[i - 1] + (f[i] - f[i - 1]) * (at - x[i - 1]) / (x[i] - x[i - 1]);
+  return f.back();
+}
+
+struct GhiaComparison {
+  double max_error = 0, rms_error = 0;
+  int points = 0;
+};
+
+/// Compares u on x = 0.5 and v on y = 0.5 (from the gathered u and v of an nx x ny unit-square
+/// cavity with lid speed `lid`) with Ghia's tables. Rank 0 only: it reads the tables.
+GhiaComparison compare_with_ghia(const std::vector<double>& u, const std::vector<double>& v,
+                                 long nx, long ny, const Config& cfg, const std::string& case_dir,
+                                 const std::string& re, double lid) {
+  GhiaComparison out;
+  const double hx = 1.0 / nx, hy = 1.0 / ny;
+  // u(x = 0.5, y): interpolate between face columns in x, then along y through the wall values.
+  std::vector<double> ys{0.0}, us{0.0};
+  for (long j = 0; j < ny; ++j) {
+    const double xi = 0.5 / hx;
+    const long i0 = static_cast<long>(std::floor(xi));
+    const double w = xi - i0;
+    const long i1 = std::min(i0 + 1, nx);
+    ys.push_back((j + 0.5) * hy);
+    us.push_back((1 - w) * u[i0 * ny + j] + w * u[i1 * ny + j]);
+  }
+  ys.push_back(1.0);
+  us.push_back(lid);
+  std::vector<double> xs{0.0}, vs{0.0};
+  for (long i = 0; i < nx; ++i) {
+    const double yj = 0.5 / hy;
+    const long j0 = static_cast<long>(std::floor(yj));
+    const double w = yj - j0;
+    const long j1 = std::min(j0 + 1, ny);
+    xs.push_back((i + 0.5) * hx);
+    vs.push_back((1 - w) * v[i * (ny + 1) + j0] + w * v[i * (ny + 1) + j1]);
+  }
+  xs.push_back(1.0);
+  vs.push_back(0.0);
+  const Profile gu = read_ghia(case_dir + "/" + cfg.get_string("check.ghia_u_file"), re);
+  const Profile gv = read_ghia(case_dir + "/" + cfg.get_string("check.ghia_v_file"), re);
+  double squares = 0;
+  const auto add = [&](double computed, double reference) {
+    const double e = std::abs(computed - reference);
+    out.max_error = std::max(out.max_error, e);
+    squares += e * e;
+    ++out.points;
+  };
+  for (std::size_t q = 0; q < gu.position.size(); ++q)
+    if (gu.position[q] > 0 && gu.position[q] < 1)
+      add(interpolate(ys, us, gu.position[q]), gu.value[q]);
+  for (std::size_t q = 0; q < gv.position.size(); ++q) {
+    // Ghia's v at Re = 400, x = 0.9063 is a known misprint (shared/data/README.md).
+    if (re == "400" && std::abs(gv.position[q] - 0.9063) < 1e-4)
+      continue;
+    if (gv.position[q] > 0 && gv.position[q] < 1)
+      add(interpolate(xs, vs, gv.position[q]), gv.value[q]);
+  }
+  out.rms_error = std::sqrt(squares / out.points);
+  return out;
+}
+
+RunResult run_navier_stokes(const RunContext& ctx) {
+  const Config& cfg = ctx.config;
+  const Domain& domain = ctx.domain;
+  NavierStokesParams params;
+  params.nu = cfg.get_real("fluid.nu");
+  const auto force = cfg.get_real_list("fluid.body_force");
+  for (int a = 0; a < domain.dim() && a < static_cast<int>(force.size()); ++a)
+    params.body_force[a] = force[a];
+  params.boundaries = navier_stokes::BoundarySet::from_config(cfg, domain.spec());
+  params.pressure.rtol = cfg.get_real("pressure.rtol");
+  params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
+  params.pressure.options = cfg.get_string("pressure.petsc_options");
+  NavierStokes ns(domain, params);
+
+  bool has_exact = false;
+  const std::string initial = cfg.get_string("initial.type");
+  const VelocityFunction field =
+      initial_field(initial, cfg.get_real("initial.amplitude"), domain, params.nu, has_exact);
+  set_velocity(ns, field, 0.0);
+  ns.project_initial();
+
+  const double t_end = cfg.get_real("time.t_end");
+  const double fixed_dt = cfg.get_real("time.dt");
+  const double cfl = cfg.get_real("time.cfl");
+  const double steady_tol = cfg.get_real("time.steady_tolerance");
+  const long every = cfg.get_int("output.progress_every");
+  constexpr long kGuardEvery = 10;
+
+  ctx.log.info(format("Navier-Stokes: nu = %g, ", params.nu) +
+               (fixed_dt > 0 ? format("fixed dt = %.4e", fixed_dt)
+                             : format("CFL-adaptive dt (time.cfl = %.2f)", cfl)) +
+               ", pressure solver " + ns.pressure_method());
+
+  if (fixed_dt > 0 && fixed_dt > ns.stable_dt(1.0))
+    ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of "
+                        "SSP-RK3 for the initial field; expect the run to diverge",
+                        fixed_dt, ns.stable_dt(1.0)));
+  io::CsvSeries diagnostics(domain.comm(), ctx.output_dir + "/diagnostics.csv",
+                            {"step", "time", "dt", "courant", "poisson_iterations",
+                             "kinetic_energy", "max_divergence", "max_dudt"});
+  // Velocity scale for the divergence guard: the initial field and every boundary velocity.
+  double scale = 0;
+  for (double m : ns.max_velocity())
+    scale = std::max(scale, m);
+  for (const auto& f : params.boundaries.face)
+    for (double v : f.velocity)
+      scale = std::max(scale, std::abs(v));
+  scale = std::max(scale, 1e-12);
+
+  std::array<Field, 3> previous;
+  for (int c = 0; c < domain.dim(); ++c) {
+    previous[c] = Field(domain, ns.velocity(c).location(), 1, "previous");
+    copy(ns.velocity(c), previous[c]);
+  }
+  double previous_time = 0, dudt = HUGE_VAL;
+  long poisson_total = 0;
+  Progress progress(ctx.log, t_end, every);
+  long n = 0;
+  bool steady = false;
+  double dt = 0, last_courant = ns.courant(fixed_dt > 0 ? fixed_dt : ns.stable_dt(cfl));
+  while (ns.time() < t_end * (1 - 1e-12) && !steady) {
+    dt = fixed_dt > 0 ? fixed_dt : ns.stable_dt(cfl);
+    if (ns.time() + dt > t_end)
+      dt = t_end - ns.time();
+    try {
+      ns.step(dt);
+    } catch (const CollectiveError& e) {
+      throw CollectiveError(
+          "the Navier-Stokes run diverged at step " + std::to_string(n + 1) +
+          format(" (t = %.6e, dt = %.3e; Courant number %.3f at the last check): ", ns.time(), dt,
+                 last_courant) +
+          e.what() + ". Reduce time.cfl or time.dt, or refine the grid.");
+    }
+    ++n;
+    poisson_total += ns.poisson_iterations();
+    const bool last = ns.time() >= t_end * (1 - 1e-12);
+    const bool report = every > 0 && (n % every == 0 || last);
+    if (!report && n % kGuardEvery != 0 && !last)
+      continue;
+    const auto umax = ns.max_velocity();
+    const double largest = std::max({umax[0], umax[1], umax[2]});
+    last_courant = ns.courant(dt);
+    if (ns.has_nonfinite() || largest > 1e3 * scale)
+      throw CollectiveError(
+          "the Navier-Stokes run diverged at step " + std::to_string(n) +
+          format(" (t = %.6e): max |u|, |v|, |w| = %.3e, %.3e, ", ns.time(), umax[0], umax[1]) +
+          format("%.3e against a velocity scale of %.3e; Courant number %.3f. ", umax[2], scale,
+                 ns.courant(dt)) +
+          "Reduce time.cfl or time.dt, or refine the grid (domain.cells).");
+    double change = 0;
+    for (int c = 0; c < domain.dim(); ++c) {
+      axpy(-1.0, ns.velocity(c), previous[c]);
+      change = std::max(change, global_max_abs(domain.comm(), previous[c]));
+      copy(ns.velocity(c), previous[c]);
+    }
+    dudt = change / (ns.time() - previous_time);
+    previous_time = ns.time();
+    steady = steady_tol > 0 && dudt < steady_tol;
+    if (report || steady) {
+      const double div = ns.max_divergence(), ke = ns.kinetic_energy(), courant = ns.courant(dt);
+      diagnostics.append(
+          {double(n), ns.time(), dt, courant, double(ns.poisson_iterations()), ke, div, dudt});
+      progress.update(
+          n, ns.time(), dt,
+          format("CFL %.3f  Poisson its %2.0f  KE %.5e", courant, ns.poisson_iterations(), ke) +
+              format("  max|div u| %.1e  max|du/dt| %.2e", div, dudt),
+          true);
+    }
+  }
+  if (steady)
+    ctx.log.info(
+        format("steady state reached at t = %.4e: max |du/dt| = %.3e < ", ns.time(), dudt) +
+        format("%.3e (time.steady_tolerance)", steady_tol));
+
+  RunResult result;
+  result.timers = ns.timers();
+  auto& f = result.figures;
+  f["steps"] = n;
+  f["time"] = ns.time();
+  f["last_dt"] = dt;
+  f["courant"] = ns.courant(dt);
+  f["kinetic_energy"] = ns.kinetic_energy();
+  f["max_divergence"] = ns.max_divergence();
+  f["max_dudt"] = dudt;
+  f["poisson_iterations_per_step"] = double(poisson_total) / std::max(n, 1L);
+  f["cell_updates"] =
+      double(n) * double(domain.global_cells(0) * domain.global_cells(1) * domain.global_cells(2));
+  f["steady"] = steady;
+
+  const std::string reference = cfg.get_string("check.reference");
+  const double l2_max = cfg.get_real("check.l2_error_max");
+  const double linf_max = cfg.get_real("check.linf_error_max");
+  double rms = 0, worst = 0;
+  std::string against;
+  if (reference == "exact") {
+    if (!has_exact)
+      throw ConfigError("check.reference = exact, but initial.type = " + initial +
+                        " has no exact solution here; use taylor_green (2D), abc or poiseuille.");
+    std::tie(rms, worst) = velocity_error(ns, field, ns.time());
+    against = "the exact solution";
+  } else if (reference == "ghia") {
+    const std::string re = cfg.get_string("check.ghia_re");
+    const std::string dir = std::filesystem::path(ctx.case_file).parent_path().string();
+    const DomainSpec& spec = domain.spec();
+    if (domain.dim() != 2 || spec.length[0] != 1.0 || spec.length[1] != 1.0)
+      throw ConfigError("check.reference = ghia needs the 2D unit square of Ghia et al. "
+                        "(domain.dim = 2, domain.length = 1 1)");
+    const std::vector<double> u = gather_to_root(domain.comm(), ns.velocity(0));
+    const std::vector<double> v = gather_to_root(domain.comm(), ns.velocity(1));
+    GhiaComparison g;
+    run_on_root(domain.comm(), [&] {
+      g = compare_with_ghia(u, v, spec.cells[0], spec.cells[1], cfg, dir.empty() ? "." : dir, re,
+                            params.boundaries.face[3].velocity[0]);
+    });
+    // Rank 0 computed the comparison; every rank returns the same verdict.
+    const std::string packed =
+        domain.comm().broadcast(format("%.17g %.17g %.0f", g.rms_error, g.max_error, g.points));
+    std::istringstream(packed) >> rms >> worst >> g.points;
+    against = "Ghia et al. (1982), Re = " + re + ", " + std::to_string(g.points) + " points";
+  }
+  if (!against.empty()) {
+    ctx.log.info("velocity error against " + against + format(": RMS %.4e, max %.4e", rms, worst));
+    f["reference"] = reference;
+    f["error_l2"] = rms;
+    f["error_linf"] = worst;
+    result.has_reference = l2_max > 0;
+    result.check_passed = rms <= l2_max && (linf_max <= 0 || worst <= linf_max);
+    result.check_summary =
+        format("RMS error %.4e (allowed %.3e)", rms, l2_max) +
+        (linf_max > 0 ? format(", max error %.4e (allowed %.3e)", worst, linf_max)
+                      : std::string()) +
+        " against " + against;
+  }
+  return result;
+}
+
+} // namespace
+
+Model navier_stokes_model() {
+  return {"navier_stokes",
+          "incompressible Navier-Stokes, MAC grid, SSP-RK3 + projection (PETSc CG + algebraic "
+          "multigrid)",
+          &declare_keys, &run_navier_stokes};
+}
+
+} // namespace jobs
+} // namespace undertow

@@ -1,0 +1,26 @@
+// Progress-line arithmetic: the ETA extrapolates the rate in simulated time from the run's start.
+
+#include "undertow/core/log.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+
+TEST(Progress, EtaExtrapolatesFromTheStartOfTheRun) {
+  // Half of [0, 10] took 10 s: 10 s to go.
+  EXPECT_DOUBLE_EQ(estimate_eta(10.0, 0.0, 5.0, 10.0), 10.0);
+  // A restarted run counts from its own start time.
+  EXPECT_DOUBLE_EQ(estimate_eta(4.0, 8.0, 9.0, 10.0), 4.0);
+  // Before any progress, and past the end, there is nothing to extrapolate.
+  EXPECT_DOUBLE_EQ(estimate_eta(1.0, 0.0, 0.0, 10.0), 0.0);
+  EXPECT_DOUBLE_EQ(estimate_eta(1.0, 0.0, 11.0, 10.0), 0.0);
+}
+
+TEST(Progress, DurationFormat) {
+  EXPECT_EQ(format_duration(0.4), "0:00:00");
+  EXPECT_EQ(format_duration(3723.0), "1:02:03");
+}
+
+} // namespace
