@@ -38,6 +38,20 @@ void declare_keys(ConfigSchema& s) {
         "uniform body force per unit mass, one entry per axis [m/s^2]")
       .items(2, 3);
   navier_stokes::BoundarySet::declare_keys(s);
+  navier_stokes::ObstacleSet::declare_keys(s);
+  s.add("forces.reference_velocity", ValueType::Real, "1",
+        "velocity U in the force coefficients C = 2 F / (U^2 L) (2D, per unit span) or "
+        "2 F / (U^2 A) (3D) [m/s]")
+      .above(0);
+  s.add("forces.reference_length", ValueType::Real, "1",
+        "length L of the 2D force coefficients [m]")
+      .above(0);
+  s.add("forces.reference_area", ValueType::Real, "1", "area A of the 3D force coefficients [m^2]")
+      .above(0);
+  s.add("diagnostics.pressure_probes", ValueType::RealList, "0 0 0 0",
+        "two points (x1 y1 [z1] x2 y2 [z2]) whose pressure difference p1 - p2 is reported; all "
+        "zero: none")
+      .items(4, 6);
   s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
       .one_of({"rest", "taylor_green", "abc", "poiseuille"});
   s.add("initial.amplitude", ValueType::Real, "1",
@@ -267,6 +281,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   for (int a = 0; a < domain.dim() && a < static_cast<int>(force.size()); ++a)
     params.body_force[a] = force[a];
   params.boundaries = navier_stokes::BoundarySet::from_config(cfg, domain.spec());
+  params.obstacles = navier_stokes::ObstacleSet::from_config(cfg, domain.dim());
   params.pressure.rtol = cfg.get_real("pressure.rtol");
   params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
   params.pressure.options = cfg.get_string("pressure.petsc_options");
@@ -295,9 +310,39 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of "
                         "SSP-RK3 for the initial field; expect the run to diverge",
                         fixed_dt, ns.stable_dt(1.0)));
-  io::CsvSeries diagnostics(domain.comm(), ctx.output_dir + "/diagnostics.csv",
-                            {"step", "time", "dt", "courant", "poisson_iterations",
-                             "kinetic_energy", "max_divergence", "max_dudt"});
+  // Force coefficients per obstacle, and the pressure drop between two probes.
+  const std::size_t n_obstacles = params.obstacles.shapes.size();
+  const double U = cfg.get_real("forces.reference_velocity");
+  const double coefficient_scale =
+      2.0 / (U * U *
+             (domain.dim() == 2 ? cfg.get_real("forces.reference_length")
+                                : cfg.get_real("forces.reference_area")));
+  const auto probes = cfg.get_real_list("diagnostics.pressure_probes");
+  const bool has_probes = cfg.is_given("diagnostics.pressure_probes");
+  if (has_probes && static_cast<int>(probes.size()) != 2 * domain.dim())
+    throw ConfigError("diagnostics.pressure_probes needs 2 points of " +
+                      std::to_string(domain.dim()) + " coordinates, got " +
+                      std::to_string(probes.size()) + " numbers.");
+  std::array<double, 3> probe1{0, 0, 0}, probe2{0, 0, 0};
+  for (int a = 0; has_probes && a < domain.dim(); ++a) {
+    probe1[a] = probes[a];
+    probe2[a] = probes[domain.dim() + a];
+  }
+  std::vector<std::string> columns = {
+      "step",      "time",           "dt",      "courant", "poisson_iterations", "kinetic_energy",
+      "enstrophy", "max_divergence", "max_dudt"};
+  for (std::size_t k = 0; k < n_obstacles; ++k)
+    for (int a = 0; a < domain.dim(); ++a)
+      columns.push_back(std::string("C") + "xyz"[a] + "_" + std::to_string(k + 1));
+  if (has_probes)
+    columns.push_back("pressure_drop");
+  io::CsvSeries diagnostics(domain.comm(), ctx.output_dir + "/diagnostics.csv", columns);
+  const auto coefficients = [&](std::size_t k) {
+    std::array<double, 3> c{0, 0, 0};
+    for (int a = 0; a < domain.dim(); ++a)
+      c[a] = coefficient_scale * ns.forces()[k][a];
+    return c;
+  };
   // Velocity scale for the divergence guard: the initial field and every boundary velocity.
   double scale = 0;
   for (double m : ns.max_velocity())
@@ -358,12 +403,24 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     steady = steady_tol > 0 && dudt < steady_tol;
     if (report || steady) {
       const double div = ns.max_divergence(), ke = ns.kinetic_energy(), courant = ns.courant(dt);
-      diagnostics.append(
-          {double(n), ns.time(), dt, courant, double(ns.poisson_iterations()), ke, div, dudt});
+      std::vector<double> row = {
+          double(n), ns.time(),      dt,  courant, double(ns.poisson_iterations()),
+          ke,        ns.enstrophy(), div, dudt};
+      std::string forces_text;
+      for (std::size_t k = 0; k < n_obstacles; ++k) {
+        const auto c = coefficients(k);
+        for (int a = 0; a < domain.dim(); ++a)
+          row.push_back(c[a]);
+        forces_text += format("  CD%.0f %.4f", double(k + 1), c[0]) +
+                       format(" CL%.0f %.4f", double(k + 1), c[1]);
+      }
+      if (has_probes)
+        row.push_back(ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2));
+      diagnostics.append(row);
       progress.update(
           n, ns.time(), dt,
           format("CFL %.3f  Poisson its %2.0f  KE %.5e", courant, ns.poisson_iterations(), ke) +
-              format("  max|div u| %.1e  max|du/dt| %.2e", div, dudt),
+              format("  max|div u| %.1e  max|du/dt| %.2e", div, dudt) + forces_text,
           true);
     }
   }
@@ -386,6 +443,22 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   f["cell_updates"] =
       double(n) * double(domain.global_cells(0) * domain.global_cells(1) * domain.global_cells(2));
   f["steady"] = steady;
+  f["enstrophy"] = ns.enstrophy();
+  for (std::size_t k = 0; k < n_obstacles; ++k) {
+    const auto c = coefficients(k);
+    io::Json& o = f["obstacle" + std::to_string(k + 1)];
+    o["drag_coefficient"] = c[0];
+    o["lift_coefficient"] = c[1];
+    if (domain.dim() == 3)
+      o["side_force_coefficient"] = c[2];
+    ctx.log.info("obstacle " + std::to_string(k + 1) +
+                 format(": drag coefficient %.5f, lift coefficient %.5f", c[0], c[1]));
+  }
+  if (has_probes) {
+    const double drop = ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2);
+    f["pressure_drop"] = drop;
+    ctx.log.info(format("pressure drop between the probes: %.6f [m^2/s^2]", drop));
+  }
 
   const std::string reference = cfg.get_string("check.reference");
   const double l2_max = cfg.get_real("check.l2_error_max");

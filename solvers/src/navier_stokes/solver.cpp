@@ -84,6 +84,39 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     }
     m_free[c] = free;
   }
+  // Obstacle masks are analytic, so they are evaluated on every local face, ghosts included.
+  double h_min = domain.spacing(0);
+  for (int a = 1; a < domain.dim(); ++a)
+    h_min = std::min(h_min, domain.spacing(a));
+  const double eps = params.obstacles.smoothing * h_min;
+  for (const Shape& shape : params.obstacles.shapes) {
+    std::array<Field, 3> masks;
+    for (int c = 0; c < domain.dim(); ++c) {
+      masks[c] = Field(domain, kFaces[c], kGhost, "ns::mask");
+      const FieldView m = masks[c].view();
+      const GridGeometry g = masks[c].geometry();
+      for_each(
+          "ns::obstacle_mask", masks[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+            m(i, j, k) = brinkman_mask(
+                shape.distance(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)), eps);
+          });
+    }
+    m_masks.push_back(masks);
+  }
+  for (int c = 0; c < domain.dim() && !m_masks.empty(); ++c) {
+    m_total_mask[c] = Field(domain, kFaces[c], kGhost, "ns::total_mask");
+    m_penalised[c] = Field(domain, kFaces[c], kGhost, "ns::penalised");
+    const FieldView total = m_total_mask[c].view();
+    for (const auto& masks : m_masks) {
+      const FieldView m = masks[c].view();
+      for_each(
+          "ns::total_mask", m_total_mask[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+            const double sum = total(i, j, k) + m(i, j, k);
+            total(i, j, k) = sum < 1.0 ? sum : 1.0;
+          });
+    }
+  }
+  m_forces.assign(m_masks.size(), {0.0, 0.0, 0.0});
 }
 
 Velocity NavierStokes::views(const std::array<Field, 3>& u) const {
@@ -167,22 +200,50 @@ void NavierStokes::prepare(std::array<Field, 3>& u) {
 }
 
 void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double b,
-                                     std::array<Field, 3>& us, double dt,
-                                     std::array<Field, 3>& out) {
+                                     std::array<Field, 3>& us, double dt, std::array<Field, 3>& out,
+                                     double force_weight) {
   auto scope = m_timers.scope("momentum");
   const Velocity v = views(us);
   const int dim = m_domain.dim();
   const double nu = m_params.nu;
-  const double inv_h[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                           1.0 / m_domain.spacing(2)};
+  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                        1.0 / m_domain.spacing(2)};
+  double volume = 1.0;
+  for (int d = 0; d < dim; ++d)
+    volume *= m_domain.spacing(d);
   for (int c = 0; c < dim; ++c) {
     const FieldView u0v = u0[c].view(), usv = us[c].view(), ov = out[c].view();
     const double force = m_params.body_force[c];
-    const double ih[3] = {inv_h[0], inv_h[1], inv_h[2]};
+    if (m_masks.empty()) {
+      for_each(
+          "ns::momentum", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
+            const double r = momentum_tendency(v, c, dim, ih, nu, force, i, j, k);
+            ov(i, j, k) = a * u0v(i, j, k) + b * (usv(i, j, k) + dt * r);
+          });
+      continue;
+    }
+    // Implicit Brinkman penalty: u_p = (u + dt R) / (1 + dt chi / eta), kept in m_penalised
+    // because `out` may be `u0` (last stage).
+    const FieldView chi = m_total_mask[c].view(), up = m_penalised[c].view();
+    const double dt_over_eta = dt / m_params.obstacles.eta;
     for_each(
-        "ns::momentum", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
+        "ns::momentum_penalised", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
           const double r = momentum_tendency(v, c, dim, ih, nu, force, i, j, k);
-          ov(i, j, k) = a * u0v(i, j, k) + b * (usv(i, j, k) + dt * r);
+          up(i, j, k) = (usv(i, j, k) + dt * r) / (1.0 + dt_over_eta * chi(i, j, k));
+        });
+    // Force on each body: the momentum the penalty removes, sum of (chi_k / eta) u_p dV.
+    const double scale = force_weight * volume / m_params.obstacles.eta;
+    for (std::size_t k = 0; k < m_masks.size(); ++k) {
+      const FieldView mk = m_masks[k][c].view();
+      const double local = local_sum(
+          "ns::obstacle_force", m_free[c], KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
+            acc += mk(i, j, kk) * up(i, j, kk);
+          });
+      m_forces[k][c] += scale * m_domain.comm().sum(local);
+    }
+    for_each(
+        "ns::stage_combination", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
+          ov(i, j, k) = a * u0v(i, j, k) + b * up(i, j, k);
         });
   }
 }
@@ -242,15 +303,18 @@ void NavierStokes::project_initial() {
 
 void NavierStokes::step(double dt) {
   m_poisson_iterations = 0;
-  // SSP-RK3 (Shu & Osher 1988) with a projection after every stage.
+  for (auto& f : m_forces)
+    f = {0.0, 0.0, 0.0};
+  // SSP-RK3 (Shu & Osher 1988) with a projection after every stage. The weights of the three
+  // Euler steps in the final combination, 1/6, 1/6 and 2/3, also weight their forces.
   prepare(m_u);
-  euler_combination(0.0, m_u, 1.0, m_u, dt, m_stage1);
+  euler_combination(0.0, m_u, 1.0, m_u, dt, m_stage1, 1.0 / 6.0);
   project(m_stage1);
   prepare(m_stage1);
-  euler_combination(0.75, m_u, 0.25, m_stage1, dt, m_stage2);
+  euler_combination(0.75, m_u, 0.25, m_stage1, dt, m_stage2, 1.0 / 6.0);
   project(m_stage2);
   prepare(m_stage2);
-  euler_combination(1.0 / 3.0, m_u, 2.0 / 3.0, m_stage2, dt, m_u);
+  euler_combination(1.0 / 3.0, m_u, 2.0 / 3.0, m_stage2, dt, m_u, 2.0 / 3.0);
   project(m_u);
   {
     // psi = (2/3) dt p for the last stage.
@@ -283,6 +347,46 @@ double NavierStokes::kinetic_energy() const {
   for (int c = 0; c < m_domain.dim(); ++c)
     twice += global_dot(m_domain.comm(), m_u[c], m_u[c]) / double(m_u[c].layout().global.size());
   return 0.5 * twice;
+}
+
+double NavierStokes::enstrophy() {
+  prepare(m_u);
+  const Velocity v = views(m_u);
+  const int dim = m_domain.dim();
+  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                        1.0 / m_domain.spacing(2)};
+  // omega_a on the edges along axis a at the lower corner of cell (i, j, k):
+  // d u_c / d x_b - d u_b / d x_c with (a, b, c) cyclic; in 2D only omega_z.
+  const double sum = local_sum(
+      "ns::enstrophy", m_div.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
+          const int b = (a + 1) % 3, c = (a + 2) % 3;
+          const double w = (v.u[c](i, j, k) - at(v.u[c], i, j, k, b, -1)) * ih[b] -
+                           (v.u[b](i, j, k) - at(v.u[b], i, j, k, c, -1)) * ih[c];
+          acc += w * w;
+        }
+      });
+  return 0.5 * m_domain.comm().sum(sum) / double(m_div.layout().global.size());
+}
+
+double NavierStokes::probe(const Field& f, const std::array<double, 3>& x) const {
+  const FieldLayout& l = f.layout();
+  double value = 0;
+  bool inside = true;
+  long idx[3];
+  for (int a = 0; a < 3; ++a) {
+    const long global = a < m_domain.dim()
+                            ? static_cast<long>(std::floor((x[a] - m_domain.spec().origin[a]) /
+                                                           m_domain.spacing(a)))
+                            : 0;
+    idx[a] = global - l.global_offset[a];
+    inside = inside && idx[a] >= l.owned.begin[a] && idx[a] < l.owned.end[a];
+  }
+  if (inside) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
+    value = host(idx[0], idx[1], idx[2]);
+  }
+  return m_domain.comm().sum(value);
 }
 
 std::array<double, 3> NavierStokes::max_velocity() const {

@@ -26,6 +26,9 @@ KOKKOS_INLINE_FUNCTION double exp(double x) {
 KOKKOS_INLINE_FUNCTION double sqrt(double x) {
   return UNDERTOW_KOKKOS_MATH::sqrt(x);
 }
+KOKKOS_INLINE_FUNCTION double atan2(double y, double x) {
+  return UNDERTOW_KOKKOS_MATH::atan2(y, x);
+}
 KOKKOS_INLINE_FUNCTION double abs(double x) {
   return x < 0 ? -x : x;
 }

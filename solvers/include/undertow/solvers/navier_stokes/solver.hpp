@@ -16,10 +16,12 @@
 #include "undertow/core/log.hpp"
 #include "undertow/solvers/linear/pressure_poisson.hpp"
 #include "undertow/solvers/navier_stokes/boundary.hpp"
+#include "undertow/solvers/navier_stokes/obstacles.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
 #include <array>
 #include <memory>
+#include <vector>
 
 namespace undertow {
 namespace navier_stokes {
@@ -28,6 +30,7 @@ struct NavierStokesParams {
   double nu = 1e-2;                          ///< kinematic viscosity [m^2/s]
   std::array<double, 3> body_force{0, 0, 0}; ///< uniform body force per unit mass [m/s^2]
   BoundarySet boundaries;
+  ObstacleSet obstacles;        ///< Brinkman-penalised bodies (may be empty)
   linear::PoissonSpec pressure; ///< faces are set from `boundaries`
 };
 
@@ -52,6 +55,12 @@ class NavierStokes {
   double max_divergence();
   /// Kinetic energy per unit mass and volume, 1/2 <|u|^2> [m^2/s^2]. Collective.
   double kinetic_energy() const;
+  /// Enstrophy per unit volume, 1/2 <|curl u|^2> [1/s^2], from the vorticity on cell edges
+  /// (corners in 2D). Collective.
+  double enstrophy();
+  /// Value of the cell-centred field `f` in the cell containing point x (0 if outside the box).
+  /// Collective.
+  double probe(const Field& f, const std::array<double, 3>& x) const;
   /// max over faces of |u_c|, per component [m/s]. Collective.
   std::array<double, 3> max_velocity() const;
   /// Advective Courant number dt * max_c |u_c| / h_c summed over axes. Collective.
@@ -66,6 +75,12 @@ class NavierStokes {
   long steps() const { return m_steps; }
   /// "cg + hypre": the pressure solver's method after options. Not collective.
   std::string pressure_method() const { return m_poisson.method(); }
+  /// Force of the fluid on each obstacle over the last step, per unit density [m^4/s^2 in 3D,
+  /// m^3/s^2 per unit span in 2D]: the momentum the penalty removed, with the SSP-RK3 weights of
+  /// the stages (1/6, 1/6, 2/3).
+  const std::vector<std::array<double, 3>>& forces() const { return m_forces; }
+  /// Mask of obstacle k on the faces of component c (1 inside, 0 outside).
+  const Field& mask(int k, int c) const { return m_masks[k][c]; }
   /// Pressure solver iterations of the last step, summed over its three stages.
   int poisson_iterations() const { return m_poisson_iterations; }
   Timers& timers() { return m_timers; }
@@ -77,8 +92,10 @@ class NavierStokes {
   /// Boundary faces, halo exchange and ghosts of `u`: everything the stencils read.
   void prepare(std::array<Field, 3>& u);
   /// out := a * u0 + b * (us + dt * R(us)) on the free faces; prescribed faces keep their values.
+  /// With obstacles the Euler step is penalised implicitly, and `force_weight` times the force
+  /// it exerts is added to m_forces.
   void euler_combination(double a, std::array<Field, 3>& u0, double b, std::array<Field, 3>& us,
-                         double dt, std::array<Field, 3>& out);
+                         double dt, std::array<Field, 3>& out, double force_weight);
   /// Projects `u` onto divergence-free fields; returns the potential psi in m_psi.
   void project(std::array<Field, 3>& u);
 
@@ -88,7 +105,11 @@ class NavierStokes {
   Field m_p, m_psi, m_div;
   std::array<std::unique_ptr<HaloPlan>, 3> m_velocity_halo;
   std::unique_ptr<HaloPlan> m_cell_halo;
-  std::array<IndexSpace, 3> m_free; ///< faces the momentum equation updates, per component
+  std::array<IndexSpace, 3> m_free;          ///< faces the momentum equation updates, per component
+  std::vector<std::array<Field, 3>> m_masks; ///< per obstacle and component
+  std::array<Field, 3> m_total_mask;         ///< min(1, sum of the masks)
+  std::array<Field, 3> m_penalised;          ///< penalised Euler step of the current stage
+  std::vector<std::array<double, 3>> m_forces;
   linear::PressurePoisson m_poisson;
   double m_time = 0;
   long m_steps = 0;

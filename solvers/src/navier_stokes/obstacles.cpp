@@ -1,0 +1,114 @@
+#include "undertow/solvers/navier_stokes/obstacles.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <cctype>
+
+namespace undertow {
+namespace navier_stokes {
+
+namespace {
+std::string section(int k) {
+  return "obstacle" + std::to_string(k + 1);
+}
+} // namespace
+
+void ObstacleSet::declare_keys(ConfigSchema& s) {
+  s.add("obstacles.eta", ValueType::Real, "1e-6",
+        "Brinkman penalty time scale eta [s]: smaller is stiffer (treated implicitly)")
+      .above(0);
+  s.add("obstacles.smoothing", ValueType::Real, "1",
+        "width of the smooth mask, in cells of the smallest spacing")
+      .above(0);
+  for (int k = 0; k < kMaxObstacles; ++k) {
+    const std::string o = section(k);
+    s.add(o + ".shape", ValueType::Choice, "none", "shape of obstacle " + std::to_string(k + 1))
+        .one_of({"none", "circle", "sphere", "ellipse", "rectangle", "naca", "star"});
+    s.add(o + ".centre", ValueType::RealList, "0 0 0",
+          "centre (leading edge for naca) [m], one entry per axis")
+        .items(2, 3);
+    s.add(o + ".radius", ValueType::Real, "0.05",
+          "radius (circle, sphere; mean radius of a star) [m]")
+        .above(0);
+    s.add(o + ".size", ValueType::RealList, "0.1 0.1",
+          "rectangle edge lengths, or ellipse semi-axes a b [m]")
+        .items(2, 3)
+        .above(0);
+    s.add(o + ".angle", ValueType::Real, "0",
+          "rotation about z [deg]; for naca the angle of attack (nose up)");
+    s.add(o + ".chord", ValueType::Real, "1", "naca chord length [m]").above(0);
+    s.add(o + ".naca", ValueType::String, "0012", "NACA 4-digit designation (mpxx)");
+    s.add(o + ".fourier", ValueType::RealList, "0 0",
+          "star: a1 b1 a2 b2 ...: r(theta) = radius + sum_k a_k cos k theta + b_k sin k theta [m]")
+        .items(2, 2 * kMaxFourier);
+  }
+}
+
+ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
+  ObstacleSet set;
+  set.eta = c.get_real("obstacles.eta");
+  set.smoothing = c.get_real("obstacles.smoothing");
+  for (int k = 0; k < kMaxObstacles; ++k) {
+    const std::string o = section(k);
+    const std::string kind = c.get_string(o + ".shape");
+    if (kind == "none")
+      continue;
+    Shape sh;
+    sh.kind = kind == "circle"      ? ShapeKind::Circle
+              : kind == "sphere"    ? ShapeKind::Sphere
+              : kind == "ellipse"   ? ShapeKind::Ellipse
+              : kind == "rectangle" ? ShapeKind::Rectangle
+              : kind == "naca"      ? ShapeKind::Naca
+                                    : ShapeKind::Star;
+    if (sh.kind == ShapeKind::Sphere && dim != 3)
+      throw ConfigError(o + ".shape = sphere needs domain.dim = 3; use circle in 2D.");
+    const auto centre = c.get_real_list(o + ".centre");
+    if (static_cast<int>(centre.size()) < dim && c.is_given(o + ".centre"))
+      throw ConfigError(o + ".centre has " + std::to_string(centre.size()) +
+                        " entries but domain.dim = " + std::to_string(dim) + ".");
+    if (!c.is_given(o + ".centre"))
+      throw ConfigError("missing " + o + ".centre for the " + kind + " of [" + o + "].");
+    for (int a = 0; a < 3 && a < static_cast<int>(centre.size()); ++a)
+      sh.centre[a] = centre[a];
+    sh.radius = c.get_real(o + ".radius");
+    const auto size = c.get_real_list(o + ".size");
+    sh.size[2] = 0; // unbounded along z unless given
+    for (int a = 0; a < static_cast<int>(size.size()); ++a)
+      sh.size[a] = size[a];
+    sh.angle = c.get_real(o + ".angle") * math::pi / 180.0;
+    sh.chord = c.get_real(o + ".chord");
+    if (sh.kind == ShapeKind::Naca) {
+      const std::string digits = c.get_string(o + ".naca");
+      bool ok = digits.size() == 4;
+      for (char ch : digits)
+        ok = ok && std::isdigit(static_cast<unsigned char>(ch));
+      if (!ok)
+        throw ConfigError(o + ".naca = '" + digits +
+                          "' is not a NACA 4-digit designation such as 0012 or 2412.");
+      sh.camber = (digits[0] - '0') / 100.0;
+      sh.camber_position = (digits[1] - '0') / 10.0;
+      sh.thickness = std::stoi(digits.substr(2)) / 100.0;
+      if (sh.thickness <= 0)
+        throw ConfigError(o + ".naca = " + digits + " has zero thickness.");
+      if (sh.camber > 0 && sh.camber_position <= 0)
+        throw ConfigError(o + ".naca = " + digits +
+                          " has camber but no camber position (second digit).");
+    }
+    if (sh.kind == ShapeKind::Star) {
+      const auto f = c.get_real_list(o + ".fourier");
+      if (f.size() % 2)
+        throw ConfigError(o + ".fourier needs pairs a_k b_k, got " + std::to_string(f.size()) +
+                          " numbers.");
+      sh.harmonics = static_cast<int>(f.size() / 2);
+      for (int k2 = 0; k2 < sh.harmonics; ++k2) {
+        sh.cos_coeff[k2] = f[2 * k2];
+        sh.sin_coeff[k2] = f[2 * k2 + 1];
+      }
+    }
+    set.shapes.push_back(sh);
+  }
+  return set;
+}
+
+} // namespace navier_stokes
+} // namespace undertow

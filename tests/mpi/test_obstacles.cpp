@@ -1,0 +1,208 @@
+// Brinkman obstacles: signed distances of every shape, the smooth compact mask, exact momentum
+// bookkeeping of the penalty force, and identical results on 1, 2 and 4 ranks in 2D and 3D.
+
+#include "test_support.hpp"
+
+#include "undertow/core/reductions.hpp"
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::navier_stokes;
+using undertow::testing::world;
+
+const double kPi = 3.14159265358979323846;
+
+TEST(ObstacleShapes, SignedDistances) {
+  Shape circle;
+  circle.kind = ShapeKind::Circle;
+  circle.centre[0] = 1.0;
+  circle.radius = 0.5;
+  EXPECT_NEAR(circle.distance(2.0, 0.0, 7.0), 0.5, 1e-15);
+  EXPECT_NEAR(circle.distance(1.0, 0.25, 0.0), -0.25, 1e-15);
+
+  Shape sphere = circle;
+  sphere.kind = ShapeKind::Sphere;
+  EXPECT_NEAR(sphere.distance(1.0, 0.0, 2.0), 1.5, 1e-15);
+
+  Shape box;
+  box.kind = ShapeKind::Rectangle;
+  box.size[0] = 2.0;
+  box.size[1] = 1.0;
+  box.size[2] = 0.0;                                               // extruded along z
+  EXPECT_NEAR(box.distance(2.0, 0.0, 0.0), 1.0, 1e-15);            // beside a face
+  EXPECT_NEAR(box.distance(2.0, 1.5, 0.0), std::sqrt(2.0), 1e-15); // off a corner
+  EXPECT_NEAR(box.distance(0.0, 0.25, 5.0), -0.25, 1e-15);         // inside, nearest face in y
+  box.angle = kPi / 2; // rotated a quarter turn: the long side now along y
+  EXPECT_NEAR(box.distance(0.0, 1.5, 0.0), 0.5, 1e-12);
+
+  Shape ellipse;
+  ellipse.kind = ShapeKind::Ellipse;
+  ellipse.size[0] = 2.0;
+  ellipse.size[1] = 1.0;
+  EXPECT_NEAR(ellipse.distance(2.0, 0.0, 0.0), 0.0, 1e-15);
+  EXPECT_NEAR(ellipse.distance(0.0, 1.2, 0.0), 0.2, 1e-12); // exact on the axes
+  EXPECT_LT(ellipse.distance(1.0, 0.5, 0.0), 0.0);
+
+  Shape wing;
+  wing.kind = ShapeKind::Naca;
+  wing.chord = 2.0;
+  wing.thickness = 0.12; // NACA 0012: 12% thick at 30% chord
+  EXPECT_NEAR(wing.distance(0.6, 0.0, 0.0), -0.12, 2e-4);
+  EXPECT_NEAR(wing.distance(0.6, 0.12, 0.0), 0.0, 2e-4);
+  EXPECT_NEAR(wing.distance(-0.5, 0.0, 0.0), 0.5, 1e-12); // ahead of the nose
+  wing.angle = 10 * kPi / 180;                            // nose up: the trailing edge moves down
+  EXPECT_NEAR(wing.distance(2 * std::cos(wing.angle), -2 * std::sin(wing.angle), 0.0), 0.0, 1e-3);
+
+  Shape star;
+  star.kind = ShapeKind::Star;
+  star.radius = 1.0;
+  star.harmonics = 2;
+  star.cos_coeff[1] = 0.2; // r = 1 + 0.2 cos 2 theta
+  EXPECT_NEAR(star.distance(1.5, 0.0, 0.0), 0.3, 1e-14);
+  EXPECT_NEAR(star.distance(0.0, 1.0, 0.0), 0.2, 1e-14);
+}
+
+TEST(ObstacleShapes, MaskIsCompactSmoothAndMonotone) {
+  const double eps = 0.1;
+  EXPECT_EQ(brinkman_mask(-0.2, eps), 1.0);
+  EXPECT_EQ(brinkman_mask(0.1, eps), 0.0);
+  EXPECT_NEAR(brinkman_mask(0.0, eps), 0.5, 1e-15);
+  double previous = 1.0;
+  for (int i = -100; i <= 100; ++i) {
+    const double m = brinkman_mask(i * 1e-3, eps);
+    EXPECT_LE(m, previous + 1e-15);
+    previous = m;
+  }
+  // C^1 at the ends of the transition: one-sided slopes vanish.
+  EXPECT_NEAR((brinkman_mask(eps, eps) - brinkman_mask(eps - 1e-6, eps)) / 1e-6, 0.0, 1e-4);
+  EXPECT_NEAR((brinkman_mask(-eps + 1e-6, eps) - brinkman_mask(-eps, eps)) / 1e-6, 0.0, 1e-4);
+}
+
+/// Total momentum sum_c sum_faces u_c dV, per component.
+std::array<double, 3> momentum(const NavierStokes& ns) {
+  std::array<double, 3> m{0, 0, 0};
+  double volume = 1;
+  for (int a = 0; a < ns.domain().dim(); ++a)
+    volume *= ns.domain().spacing(a);
+  for (int c = 0; c < ns.domain().dim(); ++c)
+    m[c] = volume * global_sum(ns.domain().comm(), ns.velocity(c));
+  return m;
+}
+
+TEST(Obstacles, PenaltyForceClosesTheMomentumBudget) {
+  // Fully periodic box with a body force f: advection, diffusion and the projection conserve
+  // momentum, so every step (M1 - M0) / dt = f V - (sum of the forces on the obstacles).
+  const auto& comm = world();
+  for (int dim = 2; dim <= 3; ++dim) {
+    DomainSpec spec;
+    spec.dim = dim;
+    spec.cells = {24, 20, dim == 3 ? 16 : 1};
+    spec.length = {1.2, 1.0, 0.8};
+    spec.periodic = {true, true, dim == 3};
+    const Domain d(comm, spec);
+    NavierStokesParams p;
+    p.nu = 0.01;
+    p.body_force = {1.0, 0.3, dim == 3 ? -0.2 : 0.0};
+    Shape a;
+    a.kind = dim == 3 ? ShapeKind::Sphere : ShapeKind::Circle;
+    a.centre[0] = 0.4;
+    a.centre[1] = 0.5;
+    a.centre[2] = 0.4;
+    a.radius = 0.15;
+    Shape b;
+    b.kind = ShapeKind::Rectangle;
+    b.centre[0] = 0.9;
+    b.centre[1] = 0.3;
+    b.centre[2] = 0.4;
+    b.size[0] = 0.2;
+    b.size[1] = 0.3;
+    b.size[2] = dim == 3 ? 0.3 : 0.0;
+    b.angle = 0.3;
+    p.obstacles.shapes = {a, b};
+    p.obstacles.eta = 1e-3;
+    NavierStokes ns(d, p);
+    const double volume = spec.length[0] * spec.length[1] * (dim == 3 ? spec.length[2] : 1.0);
+    const double dt = 0.01;
+    for (int step = 0; step < 5; ++step) {
+      const auto before = momentum(ns);
+      ns.step(dt);
+      const auto after = momentum(ns);
+      for (int c = 0; c < dim; ++c) {
+        const double force = ns.forces()[0][c] + ns.forces()[1][c];
+        const double budget = p.body_force[c] * volume - force;
+        EXPECT_NEAR((after[c] - before[c]) / dt, budget, 1e-10 * (std::abs(force) + volume))
+            << dim << "D, component " << c << ", step " << step;
+      }
+    }
+    EXPECT_GT(ns.forces()[0][0], 0.0); // the flow pushes the bodies downstream
+  }
+}
+
+/// Velocity, pressure and forces gathered to rank 0 after a few steps.
+std::vector<double> run_with_obstacles(const Communicator& comm, int dim) {
+  DomainSpec spec;
+  spec.dim = dim;
+  spec.cells = {23, 19, dim == 3 ? 13 : 1};
+  spec.length = {2.0, 1.0, 1.0};
+  spec.periodic = {false, false, dim == 3};
+  const Domain d(comm, spec);
+  NavierStokesParams p;
+  p.nu = 0.01;
+  p.pressure.rtol = 1e-13;
+  p.boundaries.face[0].kind = BoundaryKind::Inflow;
+  p.boundaries.face[0].velocity[0] = 1.0;
+  p.boundaries.face[0].profile = InflowProfile::Parabolic;
+  p.boundaries.face[1].kind = BoundaryKind::Outflow;
+  Shape body;
+  body.kind = dim == 3 ? ShapeKind::Sphere : ShapeKind::Naca;
+  body.centre[0] = 0.5;
+  body.centre[1] = 0.5;
+  body.centre[2] = 0.5;
+  body.radius = 0.2;
+  body.chord = 0.6;
+  body.angle = 0.1;
+  p.obstacles.shapes = {body};
+  NavierStokes ns(d, p);
+  for (int n = 0; n < 5; ++n)
+    ns.step(0.01);
+  std::vector<double> all;
+  for (int c = 0; c < dim; ++c) {
+    const auto part = gather_to_root(comm, ns.velocity(c));
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  const auto pressure = gather_to_root(comm, ns.pressure());
+  all.insert(all.end(), pressure.begin(), pressure.end());
+  for (int c = 0; c < dim; ++c)
+    all.push_back(ns.forces()[0][c]);
+  return all;
+}
+
+TEST(Obstacles, SameResultOnAnyNumberOfRanks) {
+  const auto& comm = world();
+  for (int dim = 2; dim <= 3; ++dim) {
+    const std::vector<double> full = run_with_obstacles(comm, dim);
+    const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+    std::vector<double> single;
+    if (comm.rank() == 0)
+      single = run_with_obstacles(alone, dim);
+    if (!comm.is_root())
+      continue;
+    ASSERT_EQ(single.size(), full.size());
+    double diff = 0, scale = 0;
+    for (std::size_t q = 0; q < full.size(); ++q) {
+      diff = std::max(diff, std::abs(full[q] - single[q]));
+      scale = std::max(scale, std::abs(single[q]));
+    }
+    EXPECT_LE(diff, 1e-10 * scale) << dim << "D: " << comm.size() << " ranks against 1";
+    std::printf("%dD with an obstacle: %d ranks against 1, max difference %.2e (scale %.2e)\n", dim,
+                comm.size(), diff, scale);
+  }
+}
+
+} // namespace
