@@ -10,6 +10,8 @@
 // a = b + s * c moves 3 * 8 bytes per element (4 * 8 with write-allocate; we count 3, as STREAM
 // does).
 
+#include "bench_support.hpp"
+
 #include "undertow/core/error.hpp"
 #include "undertow/core/field.hpp"
 #include "undertow/solvers/scalar/advection_diffusion.hpp"
@@ -25,25 +27,6 @@ namespace {
 
 using namespace undertow;
 using Clock = std::chrono::steady_clock;
-
-/// Best-of-`reps` triad bandwidth [GB/s] over all ranks (each rank runs its own triad at once).
-double triad_bandwidth(const Communicator& comm, long n, int reps) {
-  Kokkos::View<double*, MemorySpace> a("triad::a", n), b("triad::b", n), c("triad::c", n);
-  Kokkos::deep_copy(b, 1.0);
-  Kokkos::deep_copy(c, 2.0);
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    comm.barrier();
-    const auto t0 = Clock::now();
-    Kokkos::parallel_for(
-        "bench::triad", Kokkos::RangePolicy<ExecutionSpace>(0, n),
-        KOKKOS_LAMBDA(long i) { a(i) = b(i) + 3.0 * c(i); });
-    Kokkos::fence();
-    const double t = comm.max(std::chrono::duration<double>(Clock::now() - t0).count());
-    best = std::min(best, t);
-  }
-  return 3.0 * 8.0 * double(n) * comm.size() / best / 1e9;
-}
 
 struct Row {
   long cells;
@@ -94,7 +77,7 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const Communicator comm(MPI_COMM_WORLD);
     const long steps = argc > 1 ? std::atol(argv[1]) : 20;
-    const double triad = triad_bandwidth(comm, 1L << 24, 10);
+    const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);
     if (comm.is_root()) {
       std::printf("advection-diffusion step benchmark: %d rank(s), Kokkos %s, %ld steps\n",
                   comm.size(), ExecutionSpace::name(), steps);

@@ -23,6 +23,7 @@ namespace {
 
 using navier_stokes::NavierStokes;
 using navier_stokes::NavierStokesParams;
+using navier_stokes::VelocityFunction;
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -79,9 +80,6 @@ void declare_keys(ConfigSchema& s) {
         "Ghia's v along y = 0.5, relative to the case file");
 }
 
-/// Exact or initial velocity of initial.type, component c at (x, y, z) and time t.
-using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;
-
 VelocityFunction initial_field(const std::string& type, double amplitude, const Domain& d,
                                double nu, bool& exact) {
   const double k[3] = {2 * kPi / d.spec().length[0], 2 * kPi / d.spec().length[1],
@@ -125,43 +123,6 @@ VelocityFunction initial_field(const std::string& type, double amplitude, const 
   return [](int, double, double, double, double) {
     return 0.0;
   };
-}
-
-void set_velocity(NavierStokes& ns, const VelocityFunction& f, double t) {
-  for (int c = 0; c < ns.domain().dim(); ++c) {
-    Field& u = ns.velocity(c);
-    auto host = Kokkos::create_mirror_view(u.view());
-    const GridGeometry g = u.geometry();
-    const IndexSpace& o = u.owned();
-    for (long k = o.begin[2]; k < o.end[2]; ++k)
-      for (long j = o.begin[1]; j < o.end[1]; ++j)
-        for (long i = o.begin[0]; i < o.end[0]; ++i)
-          host(i, j, k) = f(c, g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k), t);
-    Kokkos::deep_copy(u.view(), host);
-  }
-}
-
-/// RMS and max of u - f over owned faces of every component. Collective.
-std::pair<double, double> velocity_error(const NavierStokes& ns, const VelocityFunction& f,
-                                         double t) {
-  double squares = 0, worst = 0, count = 0;
-  for (int c = 0; c < ns.domain().dim(); ++c) {
-    const Field& u = ns.velocity(c);
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.view());
-    const GridGeometry g = u.geometry();
-    const IndexSpace& o = u.owned();
-    for (long k = o.begin[2]; k < o.end[2]; ++k)
-      for (long j = o.begin[1]; j < o.end[1]; ++j)
-        for (long i = o.begin[0]; i < o.end[0]; ++i) {
-          const double e =
-              host(i, j, k) - f(c, g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k), t);
-          squares += e * e;
-          worst = std::max(worst, std::abs(e));
-          count += 1;
-        }
-  }
-  const Communicator& comm = ns.domain().comm();
-  return {std::sqrt(comm.sum(squares) / comm.sum(count)), comm.max(worst)};
 }
 
 /// One column of a Ghia table: positions and values.
@@ -291,7 +252,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   const std::string initial = cfg.get_string("initial.type");
   const VelocityFunction field =
       initial_field(initial, cfg.get_real("initial.amplitude"), domain, params.nu, has_exact);
-  set_velocity(ns, field, 0.0);
+  navier_stokes::set_velocity(ns, field, 0.0);
   ns.project_initial();
 
   const double t_end = cfg.get_real("time.t_end");
@@ -469,7 +430,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     if (!has_exact)
       throw ConfigError("check.reference = exact, but initial.type = " + initial +
                         " has no exact solution here; use taylor_green (2D), abc or poiseuille.");
-    std::tie(rms, worst) = velocity_error(ns, field, ns.time());
+    std::tie(rms, worst) = navier_stokes::velocity_error(ns, field, ns.time());
     against = "the exact solution";
   } else if (reference == "ghia") {
     const std::string re = cfg.get_string("check.ghia_re");

@@ -134,8 +134,7 @@ void NavierStokes::prepare(std::array<Field, 3>& u) {
     if (m_domain.periodic(a))
       continue;
     for (int side = 0; side < 2; ++side) {
-      const bool mine =
-          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      const bool mine = m_domain.touches_boundary(a, side);
       const FaceBoundary& b = m_params.boundaries.face[2 * a + side];
       if (!mine || !m_params.boundaries.fixes_normal_velocity(a, side))
         continue;
@@ -158,8 +157,7 @@ void NavierStokes::prepare(std::array<Field, 3>& u) {
     if (m_domain.periodic(a))
       continue;
     for (int side = 0; side < 2; ++side) {
-      const bool mine =
-          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      const bool mine = m_domain.touches_boundary(a, side);
       if (!mine)
         continue;
       const FaceBoundary& b = m_params.boundaries.face[2 * a + side];
@@ -274,8 +272,7 @@ void NavierStokes::project(std::array<Field, 3>& u) {
     if (m_domain.periodic(a))
       continue;
     for (int side = 0; side < 2; ++side) {
-      const bool mine =
-          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      const bool mine = m_domain.touches_boundary(a, side);
       if (!mine || m_params.boundaries.face[2 * a + side].kind != BoundaryKind::Outflow)
         continue;
       const IndexSpace& own = m_psi.owned();
@@ -432,6 +429,42 @@ bool NavierStokes::has_nonfinite() const {
         });
   }
   return m_domain.comm().sum(bad) > 0;
+}
+
+void set_velocity(NavierStokes& ns, const VelocityFunction& f, double t) {
+  for (int c = 0; c < ns.domain().dim(); ++c) {
+    Field& u = ns.velocity(c);
+    auto host = Kokkos::create_mirror_view(u.view());
+    const GridGeometry g = u.geometry();
+    const IndexSpace& o = u.owned();
+    for (long k = o.begin[2]; k < o.end[2]; ++k)
+      for (long j = o.begin[1]; j < o.end[1]; ++j)
+        for (long i = o.begin[0]; i < o.end[0]; ++i)
+          host(i, j, k) = f(c, g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k), t);
+    Kokkos::deep_copy(u.view(), host);
+  }
+}
+
+std::pair<double, double> velocity_error(const NavierStokes& ns, const VelocityFunction& f,
+                                         double t) {
+  double squares = 0, worst = 0, count = 0;
+  for (int c = 0; c < ns.domain().dim(); ++c) {
+    const Field& u = ns.velocity(c);
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.view());
+    const GridGeometry g = u.geometry();
+    const IndexSpace& o = u.owned();
+    for (long k = o.begin[2]; k < o.end[2]; ++k)
+      for (long j = o.begin[1]; j < o.end[1]; ++j)
+        for (long i = o.begin[0]; i < o.end[0]; ++i) {
+          const double e =
+              host(i, j, k) - f(c, g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k), t);
+          squares += e * e;
+          worst = std::max(worst, std::abs(e));
+          count += 1;
+        }
+  }
+  const Communicator& comm = ns.domain().comm();
+  return {std::sqrt(comm.sum(squares) / comm.sum(count)), comm.max(worst)};
 }
 
 } // namespace navier_stokes

@@ -92,8 +92,7 @@ void AdvectionDiffusion::apply_dirichlet(Field& field, double t) {
     if (m_domain.periodic(a))
       continue;
     for (int side = 0; side < 2; ++side) {
-      const bool on_wall =
-          side == 0 ? m_domain.coord(a) == 0 : m_domain.coord(a) == m_domain.ranks_along(a) - 1;
+      const bool on_wall = m_domain.touches_boundary(a, side);
       if (!on_wall)
         continue;
       IndexSpace slab = field.owned();

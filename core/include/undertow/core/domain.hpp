@@ -73,6 +73,10 @@ class Domain {
   /// Ranks along `axis` and this rank's coordinate in the process grid.
   int ranks_along(int axis) const { return m_dims[axis]; }
   int coord(int axis) const { return m_coords[axis]; }
+  /// True if this rank's box reaches the lower (side 0) or upper (side 1) end of `axis`.
+  bool touches_boundary(int axis, int side) const {
+    return side == 0 ? m_coords[axis] == 0 : m_coords[axis] == m_dims[axis] - 1;
+  }
   /// Rank of process-grid coordinates, or -1 outside a non-periodic boundary (wraps if periodic).
   /// Ranks are numbered x fastest, cx + px * (cy + py * cz), as PETSc's DMDA numbers them.
   int rank_of(std::array<int, 3> coords) const;

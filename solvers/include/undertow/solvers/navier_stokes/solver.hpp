@@ -20,7 +20,9 @@
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
 #include <array>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace undertow {
@@ -116,6 +118,16 @@ class NavierStokes {
   int m_poisson_iterations = 0;
   Timers m_timers;
 };
+
+/// A velocity field given as a function: component c at (x, y, z) and time t [m/s].
+using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;
+
+/// Sets the velocity of `ns` to f(., t) at the owned face centres (on the host). Not collective.
+void set_velocity(NavierStokes& ns, const VelocityFunction& f, double t);
+
+/// RMS and max over owned faces of every component of u - f(., t). Collective.
+std::pair<double, double> velocity_error(const NavierStokes& ns, const VelocityFunction& f,
+                                         double t);
 
 } // namespace navier_stokes
 } // namespace undertow

@@ -1,0 +1,94 @@
+// Benchmark of the Navier-Stokes step on lid-driven cavities (2D 256^2 and 512^2, 3D 64^3): time
+// per step split by phase, cell updates per second, pressure iterations per step against the
+// grid, and the explicit kernels' effective bandwidth against a triad measured in the same run.
+//
+//   mpiexec -n R build/bin/bench_navier_stokes [steps]
+//
+// Effective bandwidth of the momentum kernel counts its minimum traffic per stage: for each of
+// the dim components, read dim velocity fields (the stencil's values, if caches hold them) and
+// u0, write the result: (dim + 2) * 8 bytes per face per component.
+
+#include "bench_support.hpp"
+
+#include "undertow/solvers/linear/petsc_session.hpp"
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mpi.h>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::navier_stokes;
+
+void measure(const Communicator& comm, int dim, long n, long steps, double triad) {
+  DomainSpec spec;
+  spec.dim = dim;
+  spec.cells = {n, n, dim == 3 ? n : 1};
+  const Domain domain(comm, spec);
+  NavierStokesParams p;
+  p.nu = 0.01;
+  p.boundaries.face[3].velocity[0] = 1.0; // lid
+  NavierStokes ns(domain, p);
+  const double dt = ns.stable_dt(0.5) * 0.5; // a fixed dt well inside the limits
+  for (int warm = 0; warm < 3; ++warm)
+    ns.step(dt); // warm-up: first touch, AMG set-up, a flow to solve for
+  ns.timers() = Timers();
+  long iterations = 0;
+  comm.barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long s = 0; s < steps; ++s) {
+    ns.step(dt);
+    iterations += ns.poisson_iterations();
+  }
+  Kokkos::fence();
+  const double total =
+      comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const Timers& t = ns.timers();
+  const double momentum = comm.max(t.seconds("momentum")) / steps;
+  const double poisson = comm.max(t.seconds("poisson")) / steps;
+  const double halo = comm.max(t.seconds("boundary+halo")) / steps;
+  const double projection = comm.max(t.seconds("projection")) / steps;
+  const double step = total / steps;
+  const double cells = double(n) * n * (dim == 3 ? n : 1);
+  const double bytes = 3.0 * dim * (dim + 2) * 8.0 * cells;
+  if (comm.is_root())
+    std::printf("%4d %6ld %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %12.2f %8.1f %9.2f %6.0f%%\n",
+                dim, n, 1e3 * step, 1e3 * momentum, 1e3 * poisson, 1e3 * halo, 1e3 * projection,
+                1e3 * std::max(0.0, step - momentum - poisson - halo - projection),
+                cells / step / 1e6, double(iterations) / steps, bytes / momentum / 1e9,
+                100.0 * bytes / momentum / 1e9 / triad);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    const linear::PetscSession petsc(MPI_COMM_WORLD);
+    const Communicator comm(MPI_COMM_WORLD);
+    const long steps = argc > 1 ? std::atol(argv[1]) : 20;
+    const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);
+    if (comm.is_root()) {
+      std::printf("Navier-Stokes step benchmark (lid-driven cavity, Re = 100): %d rank(s), Kokkos "
+                  "%s, %ld steps\n",
+                  comm.size(), ExecutionSpace::name(), steps);
+      std::printf("triad bandwidth (same run, all ranks): %.2f GB/s\n", triad);
+      std::printf("times in ms per step; Poisson its summed over the 3 stages\n\n");
+      std::printf("%4s %6s %10s %10s %10s %10s %10s %10s %12s %8s %9s %7s\n", "dim", "n", "step",
+                  "momentum", "poisson", "bc+halo", "projection", "other", "Mcell-upd/s",
+                  "its/step", "mom GB/s", "triad");
+    }
+    measure(comm, 2, 64, steps, triad);
+    measure(comm, 2, 128, steps, triad);
+    measure(comm, 2, 256, steps, triad);
+    measure(comm, 2, 512, std::max(2L, steps / 2), triad);
+    measure(comm, 3, 32, steps, triad);
+    measure(comm, 3, 64, std::max(2L, steps / 2), triad);
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Lid-driven cavity (Re = 100, unit square): undertow against OpenFOAM's icoFoam in one run.
+
+Two parts, both on one MPI rank:
+
+1. Throughput. Same grid, same fixed dt, same number of steps. The pressure is converged to the
+   same relative tolerance: icoFoam GAMG with relTol 0 and tolerance = tol * initial residual is
+   not expressible, so both use an absolute-free relative target (undertow pressure.rtol; icoFoam
+   p and pFinal with tolerance 0 and relTol tol). Prints cell updates per second of each and their
+   ratio.
+2. Accuracy. Both march the same cavity to t = T on an n x n grid, and their centreline profiles
+   are compared with Ghia et al. (1982). Both should agree with Ghia to the same order.
+
+Usage: python3 bench/cavity_vs_icofoam.py [--cells 256] [--steps 100] [--accuracy-cells 64]
+Needs: build/bin/undertow, and Debian's openfoam + openfoam-examples (v1912).
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+UNDERTOW = os.path.join(ROOT, "build", "bin", "undertow")
+CASE = os.path.join(ROOT, "cases", "lid_driven_cavity", "re100.ini")
+TUTORIAL = "/usr/share/doc/openfoam-examples/examples/incompressible/icoFoam/cavity/cavity"
+ENV = dict(os.environ, WM_PROJECT_DIR="/usr/share/openfoam", FOAM_ETC="/usr/share/openfoam/etc",
+           OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def run(cmd, cwd=None):
+    result = subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def openfoam_case(n, dt, t_end, rtol):
+    """An icoFoam cavity: unit square, lid speed 1, nu = 0.01, n x n cells, GAMG for p."""
+    work = tempfile.mkdtemp(prefix="icofoam_cavity_")
+    for sub in ("0", "constant", "system"):
+        shutil.copytree(os.path.join(TUTORIAL, sub), os.path.join(work, sub))
+    mesh = open(os.path.join(work, "system", "blockMeshDict")).read()
+    mesh = re.sub(r"convertToMeters\s+[0-9.eE+-]+;", "convertToMeters 1;", mesh)
+    mesh = re.sub(r"\(20 20 1\)", f"({n} {n} 1)", mesh)
+    mesh = re.sub(r"\(0 0 0\.1\)", "(0 0 0.01)", mesh)
+    mesh = re.sub(r"\(1 0 0\.1\)", "(1 0 0.01)", mesh)
+    mesh = re.sub(r"\(1 1 0\.1\)", "(1 1 0.01)", mesh)
+    mesh = re.sub(r"\(0 1 0\.1\)", "(0 1 0.01)", mesh)
+    open(os.path.join(work, "system", "blockMeshDict"), "w").write(mesh)
+    control = open(os.path.join(work, "system", "controlDict")).read()
+    control = re.sub(r"endTime\s+[^;]+;", f"endTime {t_end!r};", control)
+    control = re.sub(r"deltaT\s+[^;]+;", f"deltaT {dt!r};", control)
+    # Write once, at the end (the throughput run then pays for one write, like undertow's report).
+    control = re.sub(r"writeInterval\s+[^;]+;", f"writeInterval {t_end!r};", control)
+    control = re.sub(r"writeControl\s+[^;]+;", "writeControl runTime;", control)
+    control = re.sub(r"timePrecision\s+[^;]+;", "timePrecision 12;", control)
+    open(os.path.join(work, "system", "controlDict"), "w").write(control)
+    solution = open(os.path.join(work, "system", "fvSolution")).read()
+    pressure = (f"p {{ solver GAMG; smoother GaussSeidel; tolerance 0; relTol {rtol!r}; }}\n"
+                "    pFinal { $p; relTol %r; }" % rtol)
+    solution = re.sub(r"p\s*\{[^}]*\}\s*pFinal\s*\{[^}]*\}", pressure, solution, flags=re.S)
+    open(os.path.join(work, "system", "fvSolution"), "w").write(solution)
+    transport = open(os.path.join(work, "constant", "transportProperties")).read()
+    transport = re.sub(r"nu\s+[^;]+;", "nu 0.01;", transport)
+    open(os.path.join(work, "constant", "transportProperties"), "w").write(transport)
+    run(["blockMesh"], cwd=work)
+    return work
+
+
+def run_icofoam(n, dt, steps, rtol):
+    work = openfoam_case(n, dt, dt * steps, rtol)
+    start = time.perf_counter()
+    log = run(["icoFoam"], cwd=work)
+    seconds = time.perf_counter() - start
+    return work, seconds, log
+
+
+def run_undertow(n, dt, steps, rtol, out):
+    args = [UNDERTOW, "run", CASE, "--set", f"domain.cells={n} {n}", "--set", f"time.dt={dt!r}",
+            "--set", f"time.t_end={dt * steps!r}", "--set", "time.steady_tolerance=0",
+            "--set", f"pressure.rtol={rtol!r}", "--set", "output.progress_every=0",
+            "--output", out]
+    start = time.perf_counter()
+    log = run(args)
+    seconds = time.perf_counter() - start
+    return seconds, log
+
+
+def ghia(path, column):
+    rows = list(csv.reader(open(path)))
+    header, data = rows[0], rows[1:]
+    j = header.index(column)
+    return [(float(r[0]), float(r[j])) for r in data]
+
+
+def interpolate(xs, fs, x):
+    for i in range(1, len(xs)):
+        if x <= xs[i]:
+            return fs[i - 1] + (fs[i] - fs[i - 1]) * (x - xs[i - 1]) / (xs[i] - xs[i - 1])
+    return fs[-1]
+
+
+def errors_against_ghia(u_line, v_line):
+    """u_line: (y, u) along x = 0.5; v_line: (x, v) along y = 0.5, walls included."""
+    data = os.path.join(ROOT, "cases", "lid_driven_cavity")
+    diffs = []
+    ys, us = zip(*u_line)
+    for y, u in ghia(os.path.join(data, "ghia_u_vertical_centreline.csv"), "u_Re100"):
+        if 0 < y < 1:
+            diffs.append(interpolate(ys, us, y) - u)
+    xs, vs = zip(*v_line)
+    for x, v in ghia(os.path.join(data, "ghia_v_horizontal_centreline.csv"), "v_Re100"):
+        if 0 < x < 1:
+            diffs.append(interpolate(xs, vs, x) - v)
+    return math.sqrt(sum(d * d for d in diffs) / len(diffs)), max(abs(d) for d in diffs)
+
+
+def icofoam_centrelines(work, n):
+    times = [d for d in os.listdir(work) if re.fullmatch(r"[0-9.eE+-]+", d) and float(d) > 0]
+    last = max(times, key=float)
+    text = open(os.path.join(work, last, "U")).read()
+    body = text[text.index("internalField"):]
+    count = int(re.search(r"\n(\d+)\n\(", body).group(1))
+    vectors = re.findall(r"\(([-0-9.eE+]+) ([-0-9.eE+]+) [-0-9.eE+]+\)", body)[:count]
+    u = [[0.0] * n for _ in range(n)]
+    v = [[0.0] * n for _ in range(n)]
+    for index, (a, b) in enumerate(vectors):
+        i, j = index % n, index // n
+        u[i][j], v[i][j] = float(a), float(b)
+    h = 1.0 / n
+    # Cell centres; the centreline x = 0.5 lies between columns n/2 - 1 and n/2.
+    u_line = [(0.0, 0.0)] + [((j + 0.5) * h, 0.5 * (u[n // 2 - 1][j] + u[n // 2][j]))
+                             for j in range(n)] + [(1.0, 1.0)]
+    v_line = [(0.0, 0.0)] + [((i + 0.5) * h, 0.5 * (v[i][n // 2 - 1] + v[i][n // 2]))
+                             for i in range(n)] + [(1.0, 0.0)]
+    return u_line, v_line
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cells", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--rtol", type=float, default=1e-6)
+    parser.add_argument("--accuracy-cells", type=int, default=64)
+    parser.add_argument("--accuracy-time", type=float, default=20.0)
+    args = parser.parse_args()
+    if not shutil.which("icoFoam"):
+        sys.exit("icoFoam not found: apt-get install openfoam openfoam-examples")
+
+    n = args.cells
+    # A dt inside the explicit limits of undertow's SSP-RK3 (diffusion dominates at Re = 100):
+    # 0.5 * 2.5 / (nu * 2 * 16/3 / h^2).
+    dt = 0.5 * 2.5 / (0.01 * 2 * 16.0 / 3.0 * n * n)
+    print(f"throughput: {n}x{n} cavity, Re = 100, dt = {dt:.4e}, {args.steps} steps, one rank, "
+          f"pressure relative tolerance {args.rtol:g}")
+    _, foam_s, _ = run_icofoam(n, dt, args.steps, args.rtol)
+    ours_s, _ = run_undertow(n, dt, args.steps, args.rtol, tempfile.mkdtemp(prefix="undertow_"))
+    cells = n * n * args.steps
+    print(f"  icoFoam (PISO, 2 correctors, GAMG):  {foam_s:8.2f} s  {cells / foam_s / 1e6:8.3f} Mcell-updates/s")
+    print(f"  undertow (SSP-RK3, 3 projections):   {ours_s:8.2f} s  {cells / ours_s / 1e6:8.3f} Mcell-updates/s")
+    print(f"  throughput ratio undertow / icoFoam: {foam_s / ours_s:.2f}  (target >= 10)")
+
+    m, t_end = args.accuracy_cells, args.accuracy_time
+    dt_a = 0.5 * 2.5 / (0.01 * 2 * 16.0 / 3.0 * m * m)
+    steps_a = int(math.ceil(t_end / dt_a))
+    print(f"\naccuracy: {m}x{m} cavity to t = {t_end} ({steps_a} steps of {dt_a:.4e}), against Ghia")
+    work, _, _ = run_icofoam(m, dt_a, steps_a, 1e-8)
+    foam_rms, foam_max = errors_against_ghia(*icofoam_centrelines(work, m))
+    out = tempfile.mkdtemp(prefix="undertow_")
+    _, log = run_undertow(m, dt_a, steps_a, 1e-8, out)
+    found = re.search(r"Ghia et al\. \(1982\), Re = 100, \d+ points: RMS ([0-9.e+-]+), max ([0-9.e+-]+)", log)
+    print(f"  icoFoam : RMS {foam_rms:.4e}, max {foam_max:.4e}")
+    print(f"  undertow: RMS {float(found.group(1)):.4e}, max {float(found.group(2)):.4e}")
+
+
+if __name__ == "__main__":
+    main()
