@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# undertow quick start: installs what is missing, configures, builds with all cores, then either
-# runs the main job (`run`, the default) or the test suite (`test`). Idempotent: on a machine
-# where everything is installed and built it only re-checks and re-runs.
+# undertow quick start: installs what is missing, configures, builds with all cores, then runs
+# the main job (`run`, the default), the test suite (`test`: every test except those labelled
+# slow; what CI runs) or the slow tests (`test-slow`: finer-grid studies and the Re 400 and 1000
+# cavities, about 17 minutes on 2 cores). Idempotent: on a machine where everything is installed
+# and built it only re-checks and re-runs.
 #
-#   bash jobs/quickstart.sh run     # set up, build, run the main job
-#   bash jobs/quickstart.sh test    # set up, build, run the whole test suite
+#   bash jobs/quickstart.sh run        # set up, build, run the main job
+#   bash jobs/quickstart.sh test       # set up, build, run the test suite
+#   bash jobs/quickstart.sh test-slow  # set up, build, run the slow tests
 #
 # Environment: BUILD_DIR (default build), JOBS (default: all cores), RANKS (main job, default
 # min(cores, 4)), UNDERTOW_CMAKE_ARGS (extra configure arguments).
@@ -12,8 +15,8 @@ set -euo pipefail
 
 mode="${1:-run}"
 case "$mode" in
-  run | test) ;;
-  *) echo "usage: bash jobs/quickstart.sh [run|test]" >&2; exit 2 ;;
+  run | test | test-slow) ;;
+  *) echo "usage: bash jobs/quickstart.sh [run|test|test-slow]" >&2; exit 2 ;;
 esac
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -63,9 +66,12 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 # --- 3. Run ---------------------------------------------------------------------------------------
-if [ "$mode" = test ]; then
+if [ "$mode" = test ] || [ "$mode" = test-slow ]; then
   cd "$build"
-  exec ctest --output-on-failure -j "$jobs" ${UNDERTOW_CTEST_ARGS:-}
+  labels=(-LE slow)
+  [ "$mode" = test-slow ] && labels=(-L slow)
+  # shellcheck disable=SC2086
+  exec ctest --output-on-failure -j "$jobs" "${labels[@]}" ${UNDERTOW_CTEST_ARGS:-}
 fi
 
 ranks="${RANKS:-$((jobs < 4 ? jobs : 4))}"
