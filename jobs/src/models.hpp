@@ -21,6 +21,7 @@ struct RunContext {
   const Domain& domain;
   const Log& log;
   std::string output_dir;
+  bool check_requested = false; ///< --check given: a model without a reference refuses early
 };
 
 /// What a model hands back: figures for the report and the outcome of its reference check.

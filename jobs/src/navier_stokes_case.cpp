@@ -246,6 +246,10 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   params.pressure.rtol = cfg.get_real("pressure.rtol");
   params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
   params.pressure.options = cfg.get_string("pressure.petsc_options");
+  if (ctx.check_requested && cfg.get_string("check.reference") == "none")
+    throw ConfigError("--check needs a reference: set check.reference = exact (with an exact "
+                      "initial.type) or ghia (the cavity) in [check] of " +
+                      ctx.case_file + ".");
   NavierStokes ns(domain, params);
 
   bool has_exact = false;

@@ -138,7 +138,7 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
     throw Error("failure injected with --fail-on-rank " + std::to_string(opt.fail_on_rank) +
                 " (testing aid)");
 
-  const RunContext context{config, opt.case_file, domain, log, output_dir};
+  const RunContext context{config, opt.case_file, domain, log, output_dir, opt.check};
   RunResult result = model.run(context);
 
   log.info("time per phase (over ranks):");
@@ -173,6 +173,8 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
 
   if (!opt.check)
     return kSuccess;
+  if (!result.has_reference)
+    throw ConfigError("--check: case '" + case_name + "' has no reference to compare with.");
   log.info(std::string("check: ") + (result.check_passed ? "PASSED" : "FAILED") + ": " +
            result.check_summary);
   return result.check_passed ? kSuccess : kCheckFailed;

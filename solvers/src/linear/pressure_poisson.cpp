@@ -154,59 +154,42 @@ PressurePoisson::~PressurePoisson() {
   DMDestroy(&m_da);
 }
 
-void PressurePoisson::to_vec(const Field& f, Vec v, double scale) {
-  // The explicit copy at the solver boundary: field (device) -> host mirror -> PETSc vector.
-  auto host = Kokkos::create_mirror_view(f.view());
-  Kokkos::deep_copy(host, f.view());
-  const FieldLayout& l = f.layout();
-  const long o0 = l.global_offset[0], o1 = l.global_offset[1], o2 = l.global_offset[2];
-  const IndexSpace& own = l.owned;
-  if (m_domain.dim() == 2) {
-    PetscScalar** a = nullptr;
-    check_petsc(DMDAVecGetArray(m_da, v, &a), "DMDAVecGetArray");
-    for (long j = own.begin[1]; j < own.end[1]; ++j)
-      for (long i = own.begin[0]; i < own.end[0]; ++i)
-        a[j + o1][i + o0] = scale * host(i, j, 0);
-    check_petsc(DMDAVecRestoreArray(m_da, v, &a), "DMDAVecRestoreArray");
-  } else {
-    PetscScalar*** a = nullptr;
-    check_petsc(DMDAVecGetArray(m_da, v, &a), "DMDAVecGetArray");
-    for (long k = own.begin[2]; k < own.end[2]; ++k)
-      for (long j = own.begin[1]; j < own.end[1]; ++j)
-        for (long i = own.begin[0]; i < own.end[0]; ++i)
-          a[k + o2][j + o1][i + o0] = scale * host(i, j, k);
-    check_petsc(DMDAVecRestoreArray(m_da, v, &a), "DMDAVecRestoreArray");
-  }
+PressurePoisson::HostView PressurePoisson::host_copy(const Field& f) {
+  // On host memory spaces the mirror is the field itself. Elsewhere one buffer is kept for the
+  // pressure layout, so no solve allocates.
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
+    return Kokkos::create_mirror_view(f.view());
+  if (m_host.extent(0) != f.view().extent(0) || m_host.extent(1) != f.view().extent(1) ||
+      m_host.extent(2) != f.view().extent(2))
+    m_host = Kokkos::create_mirror(f.view());
+  Kokkos::deep_copy(m_host, f.view());
+  return m_host;
 }
 
-void PressurePoisson::from_vec(Vec v, Field& f) {
-  auto host = Kokkos::create_mirror_view(f.view());
-  Kokkos::deep_copy(host, f.view());
-  const FieldLayout& l = f.layout();
-  const long o0 = l.global_offset[0], o1 = l.global_offset[1], o2 = l.global_offset[2];
-  const IndexSpace& own = l.owned;
-  if (m_domain.dim() == 2) {
-    PetscScalar** a = nullptr;
-    check_petsc(DMDAVecGetArrayRead(m_da, v, &a), "DMDAVecGetArrayRead");
+void PressurePoisson::exchange(const Field& f, Vec v, double scale, bool into_vec) {
+  // The explicit copy at the solver boundary. The local part of a DMDA global vector is this
+  // rank's owned box, x fastest, so one flat loop serves 2D and 3D.
+  HostView host = host_copy(f);
+  const IndexSpace& own = f.owned();
+  PetscScalar* a = nullptr;
+  check_petsc(VecGetArray(v, &a), "VecGetArray");
+  std::size_t p = 0;
+  for (long k = own.begin[2]; k < own.end[2]; ++k)
     for (long j = own.begin[1]; j < own.end[1]; ++j)
-      for (long i = own.begin[0]; i < own.end[0]; ++i)
-        host(i, j, 0) = a[j + o1][i + o0];
-    check_petsc(DMDAVecRestoreArrayRead(m_da, v, &a), "DMDAVecRestoreArrayRead");
-  } else {
-    PetscScalar*** a = nullptr;
-    check_petsc(DMDAVecGetArrayRead(m_da, v, &a), "DMDAVecGetArrayRead");
-    for (long k = own.begin[2]; k < own.end[2]; ++k)
-      for (long j = own.begin[1]; j < own.end[1]; ++j)
-        for (long i = own.begin[0]; i < own.end[0]; ++i)
-          host(i, j, k) = a[k + o2][j + o1][i + o0];
-    check_petsc(DMDAVecRestoreArrayRead(m_da, v, &a), "DMDAVecRestoreArrayRead");
-  }
-  Kokkos::deep_copy(f.view(), host);
+      for (long i = own.begin[0]; i < own.end[0]; ++i, ++p) {
+        if (into_vec)
+          a[p] = scale * host(i, j, k);
+        else
+          host(i, j, k) = scale * a[p];
+      }
+  check_petsc(VecRestoreArray(v, &a), "VecRestoreArray");
+  if (!into_vec)
+    Kokkos::deep_copy(f.view(), host);
 }
 
 SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
-  to_vec(rhs, m_b, -1.0); // (-L) p = -rhs
-  to_vec(p, m_x, 1.0);    // the previous pressure is the initial guess
+  exchange(rhs, m_b, -1.0, true); // (-L) p = -rhs
+  exchange(p, m_x, 1.0, true);    // the previous pressure is the initial guess
   if (m_null) {
     check_petsc(MatNullSpaceRemove(m_null, m_b), "MatNullSpaceRemove");
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
@@ -230,7 +213,7 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
         "or choose another preconditioner in pressure.petsc_options (e.g. '-pc_type hypre').");
   if (m_null)
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
-  from_vec(m_x, p);
+  exchange(p, m_x, 1.0, false);
   return stats;
 }
 
@@ -245,10 +228,10 @@ std::string PressurePoisson::method() const {
 }
 
 void PressurePoisson::apply(const Field& p, Field& out) {
-  to_vec(p, m_x, 1.0);
+  exchange(p, m_x, 1.0, true);
   check_petsc(MatMult(m_matrix, m_x, m_b), "MatMult");
   check_petsc(VecScale(m_b, -1.0), "VecScale");
-  from_vec(m_b, out);
+  exchange(out, m_b, 1.0, false);
 }
 
 } // namespace linear

@@ -39,7 +39,6 @@ class HaloPlan {
 
   /// The halo ghost boxes this rank receives into (local indices), one per message.
   std::vector<IndexSpace> ghost_boxes() const;
-  std::size_t message_count() const { return m_recvs.size() + m_sends.size(); }
 
  private:
   struct Message {

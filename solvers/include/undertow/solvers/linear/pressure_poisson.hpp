@@ -69,8 +69,12 @@ class PressurePoisson {
   std::string method() const;
 
  private:
-  void to_vec(const Field& f, Vec v, double scale);
-  void from_vec(Vec v, Field& f);
+  using HostView = FieldView::HostMirror;
+  /// Host copy of `f` (the field itself on host memory spaces).
+  HostView host_copy(const Field& f);
+  /// Owned values of `f` times `scale` into `v` (into_vec), or `v` times `scale` into `f`'s
+  /// owned values (writing through its View).
+  void exchange(const Field& f, Vec v, double scale, bool into_vec);
 
   const Domain& m_domain;
   PoissonSpec m_spec;
@@ -79,6 +83,7 @@ class PressurePoisson {
   KSP m_ksp = nullptr;
   Vec m_x = nullptr, m_b = nullptr;
   MatNullSpace m_null = nullptr;
+  HostView m_host; ///< reused host buffer on device memory spaces
 };
 
 } // namespace linear
