@@ -63,6 +63,10 @@ void declare_keys(ConfigSchema& s) {
   s.add("pressure.max_iterations", ValueType::Integer, "1000",
         "iteration limit of the pressure Poisson solve")
       .at_least(1);
+  s.add("pressure.preconditioner", ValueType::Choice, "auto",
+        "preconditioner of the pressure CG: multigrid (our geometric multigrid), hypre "
+        "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre)")
+      .one_of({"auto", "multigrid", "hypre", "gamg"});
   s.add("pressure.petsc_options", ValueType::String, "",
         "PETSc options for the pressure solver, without prefix (e.g. '-pc_type hypre')");
   s.add("time.steady_tolerance", ValueType::Real, "0",
@@ -246,6 +250,14 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   params.pressure.rtol = cfg.get_real("pressure.rtol");
   params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
   params.pressure.options = cfg.get_string("pressure.petsc_options");
+  {
+    using P = linear::PressurePreconditioner;
+    const std::string pc = cfg.get_string("pressure.preconditioner");
+    params.pressure.preconditioner = pc == "multigrid" ? P::Multigrid
+                                     : pc == "hypre"   ? P::Hypre
+                                     : pc == "gamg"    ? P::Gamg
+                                                       : P::Auto;
+  }
   if (ctx.check_requested && cfg.get_string("check.reference") == "none")
     throw ConfigError("--check needs a reference: set check.reference = exact (with an exact "
                       "initial.type) or ghia (the cavity) in [check] of " +

@@ -13,6 +13,42 @@ namespace {
 
 constexpr int kGhost = 1;
 const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
+
+/// The momentum tendency of one component with the component and dimension known at compile
+/// time, so that the stencil offsets fold into constants. Writes the unpenalised update
+/// out = a u0 + b (us + dt R) if `chi` is empty, else the penalised us_p = (us + dt R) / (1 + dt
+/// chi / eta) into `out`.
+struct MomentumUpdate {
+  Velocity v;
+  FieldView u0, us, out, chi;
+  double a, b, dt, dt_over_eta, nu, force;
+  double ih[3];
+};
+
+template <int C, int Dim>
+void momentum_kernel(const MomentumUpdate& m, const IndexSpace& space) {
+  if (m.chi.data() == nullptr)
+    for_each(
+        "ns::momentum", space, KOKKOS_LAMBDA(long i, long j, long k) {
+          const double r = momentum_tendency(m.v, C, Dim, m.ih, m.nu, m.force, i, j, k);
+          m.out(i, j, k) = m.a * m.u0(i, j, k) + m.b * (m.us(i, j, k) + m.dt * r);
+        });
+  else
+    for_each(
+        "ns::momentum_penalised", space, KOKKOS_LAMBDA(long i, long j, long k) {
+          const double r = momentum_tendency(m.v, C, Dim, m.ih, m.nu, m.force, i, j, k);
+          m.out(i, j, k) = (m.us(i, j, k) + m.dt * r) / (1.0 + m.dt_over_eta * m.chi(i, j, k));
+        });
+}
+
+void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space) {
+  if (dim == 2)
+    (c == 0 ? momentum_kernel<0, 2> : momentum_kernel<1, 2>)(m, space);
+  else
+    (c == 0   ? momentum_kernel<0, 3>
+     : c == 1 ? momentum_kernel<1, 3>
+              : momentum_kernel<2, 3>)(m, space);
+}
 const char* kNames[3] = {"ns::u", "ns::v", "ns::w"};
 
 /// Where the parabolic inflow factor 4 s (1 - s) applies, per axis.
@@ -210,25 +246,30 @@ void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double 
   for (int d = 0; d < dim; ++d)
     volume *= m_domain.spacing(d);
   for (int c = 0; c < dim; ++c) {
-    const FieldView u0v = u0[c].view(), usv = us[c].view(), ov = out[c].view();
-    const double force = m_params.body_force[c];
+    const FieldView u0v = u0[c].view(), ov = out[c].view();
+    MomentumUpdate m{v,
+                     u0v,
+                     us[c].view(),
+                     ov,
+                     FieldView(),
+                     a,
+                     b,
+                     dt,
+                     0.0,
+                     nu,
+                     m_params.body_force[c],
+                     {ih[0], ih[1], ih[2]}};
     if (m_masks.empty()) {
-      for_each(
-          "ns::momentum", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
-            const double r = momentum_tendency(v, c, dim, ih, nu, force, i, j, k);
-            ov(i, j, k) = a * u0v(i, j, k) + b * (usv(i, j, k) + dt * r);
-          });
+      momentum(c, dim, m, m_free[c]);
       continue;
     }
     // Implicit Brinkman penalty: u_p = (u + dt R) / (1 + dt chi / eta), kept in m_penalised
     // because `out` may be `u0` (last stage).
-    const FieldView chi = m_total_mask[c].view(), up = m_penalised[c].view();
-    const double dt_over_eta = dt / m_params.obstacles.eta;
-    for_each(
-        "ns::momentum_penalised", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
-          const double r = momentum_tendency(v, c, dim, ih, nu, force, i, j, k);
-          up(i, j, k) = (usv(i, j, k) + dt * r) / (1.0 + dt_over_eta * chi(i, j, k));
-        });
+    const FieldView up = m_penalised[c].view();
+    m.chi = m_total_mask[c].view();
+    m.out = up;
+    m.dt_over_eta = dt / m_params.obstacles.eta;
+    momentum(c, dim, m, m_free[c]);
     // Force on each body: the momentum the penalty removes, sum of (chi_k / eta) u_p dV.
     const double scale = force_weight * volume / m_params.obstacles.eta;
     for (std::size_t k = 0; k < m_masks.size(); ++k) {
@@ -246,7 +287,7 @@ void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double 
   }
 }
 
-void NavierStokes::project(std::array<Field, 3>& u) {
+void NavierStokes::project(std::array<Field, 3>& u, double scale) {
   prepare(u);
   const int dim = m_domain.dim();
   const double inv_h[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
@@ -262,6 +303,16 @@ void NavierStokes::project(std::array<Field, 3>& u) {
   }
   {
     auto scope = m_timers.scope("poisson");
+    // psi = scale * p: the last solve's psi, rescaled to this stage, is the initial guess. It
+    // only changes how many iterations the solve takes, not what it converges to.
+    if (m_psi_scale > 0.0 && scale > 0.0 && scale != m_psi_scale) {
+      const FieldView psi = m_psi.view();
+      const double ratio = scale / m_psi_scale;
+      for_each(
+          "ns::psi_guess", m_psi.owned(),
+          KOKKOS_LAMBDA(long i, long j, long k) { psi(i, j, k) *= ratio; });
+    }
+    m_psi_scale = scale;
     m_poisson_iterations += m_poisson.solve(m_div, m_psi).iterations;
   }
   auto scope = m_timers.scope("projection");
@@ -294,8 +345,9 @@ void NavierStokes::project(std::array<Field, 3>& u) {
 }
 
 void NavierStokes::project_initial() {
-  project(m_u);
+  project(m_u, 0.0);
   fill_value(m_psi, m_psi.ghosted(), 0.0);
+  m_psi_scale = 0.0;
 }
 
 void NavierStokes::step(double dt) {
@@ -306,13 +358,13 @@ void NavierStokes::step(double dt) {
   // Euler steps in the final combination, 1/6, 1/6 and 2/3, also weight their forces.
   prepare(m_u);
   euler_combination(0.0, m_u, 1.0, m_u, dt, m_stage1, 1.0 / 6.0);
-  project(m_stage1);
+  project(m_stage1, dt);
   prepare(m_stage1);
   euler_combination(0.75, m_u, 0.25, m_stage1, dt, m_stage2, 1.0 / 6.0);
-  project(m_stage2);
+  project(m_stage2, 0.25 * dt);
   prepare(m_stage2);
   euler_combination(1.0 / 3.0, m_u, 2.0 / 3.0, m_stage2, dt, m_u, 2.0 / 3.0);
-  project(m_u);
+  project(m_u, 2.0 / 3.0 * dt);
   {
     // psi = (2/3) dt p for the last stage.
     auto scope = m_timers.scope("projection");

@@ -9,14 +9,16 @@
 /// pressure is 0 on the face (ghost -p). With no Dirichlet face, L is singular with the constants
 /// as null space; right-hand sides are then projected to zero mean and the solution has zero mean.
 ///
-/// We solve (-L) p = -b, because -L is symmetric positive (semi-)definite: CG with algebraic
-/// multigrid applies (hypre BoomerAMG by default, GAMG where PETSc has no hypre). Any PETSc option
-/// can be set from the case file; they are given without prefix and applied under this solver's
-/// prefix.
+/// We solve (-L) p = -b, because -L is symmetric positive (semi-)definite, with CG. The
+/// preconditioner is one V-cycle of our geometric multigrid (multigrid.hpp) wherever the grid
+/// allows a hierarchy, else hypre BoomerAMG (GAMG where PETSc has no hypre). Any PETSc option can
+/// be set from the case file (e.g. '-pc_type hypre' replaces the multigrid); they are given
+/// without prefix and applied under this solver's prefix.
 
-#include "undertow/core/field.hpp"
+#include "undertow/solvers/linear/multigrid.hpp"
 
 #include <array>
+#include <memory>
 #include <petscdmda.h>
 #include <petscksp.h>
 #include <string>
@@ -24,17 +26,20 @@
 namespace undertow {
 namespace linear {
 
-/// What a non-periodic boundary face imposes on the pressure.
-enum class PressureBoundary {
-  Neumann,  ///< normal velocity prescribed (wall, inflow): no gradient through the face
-  Dirichlet ///< outflow: p = 0 on the face
+/// The preconditioner of the pressure CG.
+enum class PressurePreconditioner {
+  Auto,      ///< geometric multigrid where the grid allows it, else hypre BoomerAMG (or GAMG)
+  Multigrid, ///< geometric multigrid (multigrid.hpp); an error if the grid does not allow it
+  Hypre,     ///< hypre BoomerAMG
+  Gamg       ///< PETSc's smoothed-aggregation AMG
 };
 
 struct PoissonSpec {
   /// Per face: x-, x+, y-, y+, z-, z+. Ignored on periodic axes.
-  std::array<PressureBoundary, 6> faces{PressureBoundary::Neumann, PressureBoundary::Neumann,
-                                        PressureBoundary::Neumann, PressureBoundary::Neumann,
-                                        PressureBoundary::Neumann, PressureBoundary::Neumann};
+  PressureFaces faces{PressureBoundary::Neumann, PressureBoundary::Neumann,
+                      PressureBoundary::Neumann, PressureBoundary::Neumann,
+                      PressureBoundary::Neumann, PressureBoundary::Neumann};
+  PressurePreconditioner preconditioner = PressurePreconditioner::Auto;
   double rtol = 1e-10; ///< relative residual reduction
   double atol = 1e-50; ///< absolute residual tolerance
   int max_iterations = 1000;
@@ -67,6 +72,8 @@ class PressurePoisson {
   bool singular() const { return m_null != nullptr; }
   /// "cg + hypre": the Krylov method and preconditioner in use, after options. Not collective.
   std::string method() const;
+  /// The geometric multigrid preconditioner, or null if another one is in use.
+  const GeometricMultigrid* multigrid() const { return m_multigrid.get(); }
 
  private:
   using HostView = FieldView::HostMirror;
@@ -75,6 +82,10 @@ class PressurePoisson {
   /// Owned values of `f` times `scale` into `v` (into_vec), or `v` times `scale` into `f`'s
   /// owned values (writing through its View).
   void exchange(const Field& f, Vec v, double scale, bool into_vec);
+  /// Chooses and configures the preconditioner of `ksp` from the spec.
+  void setup_preconditioner(PC pc);
+  /// PCSHELL callback: z = one multigrid V-cycle applied to r.
+  static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
 
   const Domain& m_domain;
   PoissonSpec m_spec;
@@ -84,6 +95,8 @@ class PressurePoisson {
   Vec m_x = nullptr, m_b = nullptr;
   MatNullSpace m_null = nullptr;
   HostView m_host; ///< reused host buffer on device memory spaces
+  std::unique_ptr<GeometricMultigrid> m_multigrid;
+  std::string m_pc_failure; ///< what went wrong inside the PCSHELL callback
 };
 
 } // namespace linear

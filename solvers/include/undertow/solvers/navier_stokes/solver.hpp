@@ -98,13 +98,15 @@ class NavierStokes {
   /// it exerts is added to m_forces.
   void euler_combination(double a, std::array<Field, 3>& u0, double b, std::array<Field, 3>& us,
                          double dt, std::array<Field, 3>& out, double force_weight);
-  /// Projects `u` onto divergence-free fields; returns the potential psi in m_psi.
-  void project(std::array<Field, 3>& u);
+  /// Projects `u` onto divergence-free fields; returns the potential psi = scale * p in m_psi,
+  /// scale being the stage's weight times dt (0 when unknown: no rescaled initial guess).
+  void project(std::array<Field, 3>& u, double scale);
 
   const Domain& m_domain;
   NavierStokesParams m_params;
   std::array<Field, 3> m_u, m_stage1, m_stage2;
   Field m_p, m_psi, m_div;
+  double m_psi_scale = 0.0; ///< scale of the psi in m_psi (see project)
   std::array<std::unique_ptr<HaloPlan>, 3> m_velocity_halo;
   std::unique_ptr<HaloPlan> m_cell_halo;
   std::array<IndexSpace, 3> m_free;          ///< faces the momentum equation updates, per component

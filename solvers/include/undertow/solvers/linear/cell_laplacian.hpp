@@ -1,0 +1,65 @@
+#pragma once
+/// \file
+/// The cell-centred pressure operator -L = -D G of the MAC projection as a point function, for
+/// any grid of a multigrid hierarchy. Per active axis a and side, a neighbour inside the box (or
+/// across a periodic wrap) adds (x_p - x_nb) / h_a^2; a non-periodic boundary face adds nothing
+/// (Neumann: wall or inflow, no flux) or 2 x_p / h_a^2 (Dirichlet: outflow, p = 0 on the face,
+/// ghost -x_p). Units: 1/m^2 times the unit of x.
+
+#include "undertow/core/field.hpp"
+
+#include <array>
+
+namespace undertow {
+namespace linear {
+
+/// What a non-periodic boundary face imposes on the pressure.
+enum class PressureBoundary {
+  Neumann,  ///< normal velocity prescribed (wall, inflow): no gradient through the face
+  Dirichlet ///< outflow: p = 0 on the face
+};
+
+/// Per face: x-, x+, y-, y+, z-, z+. Ignored on periodic axes.
+using PressureFaces = std::array<PressureBoundary, 6>;
+
+/// Device-copyable description of -L on one grid of one rank.
+struct CellLaplacian {
+  int dim = 2;
+  double inv_h2[3] = {0, 0, 0};
+  long cells[3] = {1, 1, 1};  ///< global cells per axis
+  long offset[3] = {0, 0, 0}; ///< global index of local index 0 (ghosts have local index 0)
+  bool periodic[3] = {false, false, false};
+  double face_diag[6] = {0, 0, 0, 0, 0, 0}; ///< diagonal a boundary face adds: 0 or 2 / h^2
+
+  /// Diagonal and weighted neighbour sum at local (i, j, k): (-L x)_p = diag * x_p - neighbours.
+  /// Reads the ghosts of x next to the point (halo ghosts must be filled).
+  KOKKOS_INLINE_FUNCTION void stencil(const FieldView& x, long i, long j, long k, double& diag,
+                                      double& neighbours) const {
+    const long at[3] = {i, j, k};
+    diag = 0.0;
+    neighbours = 0.0;
+    for (int a = 0; a < dim; ++a) {
+      const long g = at[a] + offset[a];
+      for (int side = 0; side < 2; ++side) {
+        const long step = side == 0 ? -1 : 1;
+        if (!periodic[a] && (g + step < 0 || g + step >= cells[a])) {
+          diag += face_diag[2 * a + side];
+          continue;
+        }
+        diag += inv_h2[a];
+        neighbours += inv_h2[a] *
+                      x(i + (a == 0 ? step : 0), j + (a == 1 ? step : 0), k + (a == 2 ? step : 0));
+      }
+    }
+  }
+};
+
+/// The operator on `layout` (a cell layout of `domain`) with the given boundary faces.
+CellLaplacian make_cell_laplacian(const Domain& domain, const FieldLayout& layout,
+                                  const PressureFaces& faces);
+
+/// True if no face is Dirichlet: -L is then singular, with the constants as null space.
+bool is_singular(const Domain& domain, const PressureFaces& faces);
+
+} // namespace linear
+} // namespace undertow
