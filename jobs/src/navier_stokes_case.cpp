@@ -49,6 +49,10 @@ void declare_keys(ConfigSchema& s) {
       .above(0);
   s.add("forces.reference_area", ValueType::Real, "1", "area A of the 3D force coefficients [m^2]")
       .above(0);
+  s.add("diagnostics.every", ValueType::Integer, "0",
+        "write a row of diagnostics.csv every this many steps; 0: with every progress line "
+        "(output.progress_every)")
+      .at_least(0);
   s.add("diagnostics.pressure_probes", ValueType::RealList, "0 0 0 0",
         "two points (x1 y1 [z1] x2 y2 [z2]) whose pressure difference p1 - p2 is reported; all "
         "zero: none")
@@ -276,6 +280,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   const double cfl = cfg.get_real("time.cfl");
   const double steady_tol = cfg.get_real("time.steady_tolerance");
   const long every = cfg.get_int("output.progress_every");
+  const long diagnostics_every = cfg.get_int("diagnostics.every");
   constexpr long kGuardEvery = 10;
 
   ctx.log.info(format("Navier-Stokes: nu = %g, ", params.nu) +
@@ -357,7 +362,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     poisson_total += ns.poisson_iterations();
     const bool last = ns.time() >= t_end * (1 - 1e-12);
     const bool report = every > 0 && (n % every == 0 || last);
-    if (!report && n % kGuardEvery != 0 && !last)
+    const bool record = diagnostics_every > 0 ? (n % diagnostics_every == 0 || last) : report;
+    if (!report && !record && n % kGuardEvery != 0 && !last)
       continue;
     const auto umax = ns.max_velocity();
     const double largest = std::max({umax[0], umax[1], umax[2]});
@@ -378,7 +384,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     dudt = change / (ns.time() - previous_time);
     previous_time = ns.time();
     steady = steady_tol > 0 && dudt < steady_tol;
-    if (report || steady) {
+    if (report || record || steady) {
       const double div = ns.max_divergence(), ke = ns.kinetic_energy(), courant = ns.courant(dt);
       std::vector<double> row = {
           double(n), ns.time(),      dt,  courant, double(ns.poisson_iterations()),
@@ -394,6 +400,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
       if (has_probes)
         row.push_back(ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2));
       diagnostics.append(row);
+      if (!report && !steady)
+        continue;
       progress.update(
           n, ns.time(), dt,
           format("CFL %.3f  Poisson its %2.0f  KE %.5e", courant, ns.poisson_iterations(), ke) +

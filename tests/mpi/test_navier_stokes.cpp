@@ -168,6 +168,80 @@ TEST(NavierStokes, PoiseuilleFromInflowToOutflowIsExact) {
   }
 }
 
+TEST(NavierStokes, PoiseuilleThroughAConvectiveOutflowIsExact) {
+  // The parabolic profile does not change along x, so du/dt + U_c du/dx = 0 holds at the outlet.
+  const auto& comm = world();
+  const double nu = 0.05, U = 1.0, H = 1.0, L = 3.0;
+  const VelocityFunction exact = [&](int c, double, double y, double, double) {
+    return c == 0 ? 4 * U * y * (H - y) / (H * H) : 0.0;
+  };
+  const Domain d(comm, box(2, {24, 12, 1}, {L, H, 1}, {false, false, false}));
+  NavierStokesParams p;
+  p.nu = nu;
+  p.pressure.rtol = 1e-13;
+  p.boundaries.face[0].kind = BoundaryKind::Inflow;
+  p.boundaries.face[0].velocity[0] = U;
+  p.boundaries.face[0].profile = InflowProfile::Parabolic;
+  p.boundaries.face[1].kind = BoundaryKind::Convective;
+  p.boundaries.face[1].velocity[0] = 2.0 / 3.0 * U;
+  NavierStokes ns(d, p);
+  set_velocity(ns, exact, 0.0);
+  ns.project_initial();
+  run(ns, 0.5, 50);
+  EXPECT_LT(max_velocity_error(ns, exact, 0.5), 1e-10 * U);
+  EXPECT_LT(ns.max_divergence(), 1e-9);
+}
+
+/// Energy of the departure from uniform flow U, sum over the gathered velocity values.
+double perturbation_energy(const Communicator& comm, const NavierStokes& ns, double U) {
+  const std::vector<double> u = gather_to_root(comm, ns.velocity(0));
+  const std::vector<double> v = gather_to_root(comm, ns.velocity(1));
+  double e = 0;
+  for (double x : u)
+    e += (x - U) * (x - U);
+  for (double y : v)
+    e += y * y;
+  return comm.sum(e); // only rank 0 holds the gathered values
+}
+
+TEST(NavierStokes, AVortexLeavesThroughAConvectiveOutflow) {
+  // A Gaussian vortex carried by a uniform stream U through the outlet at x = 2. Slip walls at
+  // y = 0 and 1. After it has crossed the outlet, what is left of it is what the outlet
+  // reflected (and what viscosity spread). The convective condition must leave less than the
+  // zero-gradient one, and little in absolute terms.
+  const auto& comm = world();
+  const double U = 1.0, x0 = 1.2, y0 = 0.5, r0 = 0.1, gamma = 10.0;
+  const VelocityFunction start = [&](int c, double x, double y, double, double) {
+    const double g = gamma * std::exp(-((x - x0) * (x - x0) + (y - y0) * (y - y0)) / (r0 * r0));
+    return c == 0 ? U - g * (y - y0) : g * (x - x0);
+  };
+  std::vector<double> left;
+  for (BoundaryKind outlet : {BoundaryKind::Outflow, BoundaryKind::Convective}) {
+    const Domain d(comm, box(2, {64, 32, 1}, {2, 1, 1}, {false, false, false}));
+    NavierStokesParams p;
+    p.nu = 1e-3;
+    p.boundaries.face[0].kind = BoundaryKind::Inflow;
+    p.boundaries.face[0].velocity[0] = U;
+    p.boundaries.face[1].kind = outlet;
+    p.boundaries.face[1].velocity[0] = U;
+    p.boundaries.face[2].kind = BoundaryKind::Slip;
+    p.boundaries.face[3].kind = BoundaryKind::Slip;
+    NavierStokes ns(d, p);
+    set_velocity(ns, start, 0.0);
+    ns.project_initial();
+    const double initial = perturbation_energy(comm, ns, U);
+    run(ns, 1.6, 400); // the centre moves from x = 1.2 to 2.8
+    left.push_back(perturbation_energy(comm, ns, U) / initial);
+    EXPECT_LT(ns.max_divergence(), 1e-8);
+  }
+  if (comm.is_root())
+    std::printf("vortex energy left after crossing the outlet: zero-gradient %.3e, convective "
+                "%.3e\n",
+                left[0], left[1]);
+  EXPECT_LT(left[1], left[0]);
+  EXPECT_LT(left[1], 0.01);
+}
+
 /// Velocity and pressure gathered to rank 0 after `steps` steps of `set_up` on `comm`.
 std::vector<double> final_state(const Communicator& comm, const DomainSpec& spec,
                                 const NavierStokesParams& p, long steps, double dt) {

@@ -21,6 +21,8 @@ std::string to_string(BoundaryKind kind) {
     return "inflow";
   case BoundaryKind::Outflow:
     return "outflow";
+  case BoundaryKind::Convective:
+    return "convective";
   }
   return "?";
 }
@@ -30,9 +32,11 @@ void BoundarySet::declare_keys(ConfigSchema& s) {
     const std::string face = kFaceNames[f];
     s.add("boundary." + face, ValueType::Choice, "wall",
           "condition on the " + face + " face; periodic axes are set by domain.periodic")
-        .one_of({"wall", "slip", "inflow", "outflow", "periodic"});
+        .one_of({"wall", "slip", "inflow", "outflow", "convective", "periodic"});
     s.add("boundary." + face + "_velocity", ValueType::RealList, "0 0 0",
-          "wall velocity (moving wall) or peak inflow velocity on the " + face + " face [m/s]")
+          "wall velocity (moving wall), peak inflow velocity (inflow) or convection speed in the "
+          "normal component (convective) on the " +
+              face + " face [m/s]")
         .items(2, 3);
     s.add("boundary." + face + "_profile", ValueType::Choice, "uniform",
           "inflow profile on the " + face + " face")
@@ -62,10 +66,11 @@ BoundarySet BoundarySet::from_config(const Config& c, const DomainSpec& d) {
     if (kind == "periodic")
       throw ConfigError(key + " = periodic, but domain.periodic does not make axis " +
                         std::string(1, "xyz"[axis]) + " periodic; set it there instead.");
-    b.kind = kind == "wall"     ? BoundaryKind::Wall
-             : kind == "slip"   ? BoundaryKind::Slip
-             : kind == "inflow" ? BoundaryKind::Inflow
-                                : BoundaryKind::Outflow;
+    b.kind = kind == "wall"         ? BoundaryKind::Wall
+             : kind == "slip"       ? BoundaryKind::Slip
+             : kind == "inflow"     ? BoundaryKind::Inflow
+             : kind == "convective" ? BoundaryKind::Convective
+                                    : BoundaryKind::Outflow;
     const auto v = c.get_real_list(key + "_velocity");
     if (c.is_given(key + "_velocity") && static_cast<int>(v.size()) != d.dim)
       throw ConfigError(key + "_velocity has " + std::to_string(v.size()) +
@@ -78,6 +83,10 @@ BoundarySet BoundarySet::from_config(const Config& c, const DomainSpec& d) {
       throw ConfigError(key + "_velocity has a normal component " +
                         std::to_string(b.velocity[axis]) +
                         "; a wall only moves tangentially (use inflow for flow through a face).");
+    if (b.kind == BoundaryKind::Convective && b.velocity[axis] == 0.0)
+      throw ConfigError(key + " = convective needs the convection speed U_c: set the " +
+                        std::string(1, "xyz"[axis]) + " component of " + key +
+                        "_velocity (e.g. the mean outflow velocity).");
     if (b.kind == BoundaryKind::Inflow && b.velocity[axis] * (f % 2 == 0 ? 1.0 : -1.0) <= 0.0)
       throw ConfigError(key + "_velocity must point into the domain (normal component " +
                         std::string(f % 2 == 0 ? "> 0" : "< 0") + " on this face).");
@@ -88,8 +97,8 @@ BoundarySet BoundarySet::from_config(const Config& c, const DomainSpec& d) {
 std::array<linear::PressureBoundary, 6> BoundarySet::pressure_faces() const {
   std::array<linear::PressureBoundary, 6> out;
   for (int f = 0; f < 6; ++f)
-    out[f] = face[f].kind == BoundaryKind::Outflow ? linear::PressureBoundary::Dirichlet
-                                                   : linear::PressureBoundary::Neumann;
+    out[f] = is_outflow(face[f].kind) ? linear::PressureBoundary::Dirichlet
+                                      : linear::PressureBoundary::Neumann;
   return out;
 }
 

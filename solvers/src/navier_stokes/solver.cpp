@@ -5,6 +5,7 @@
 #include "undertow/core/reductions.hpp"
 
 #include <cmath>
+#include <vector>
 
 namespace undertow {
 namespace navier_stokes {
@@ -39,6 +40,39 @@ void momentum_kernel(const MomentumUpdate& m, const IndexSpace& space) {
           const double r = momentum_tendency(m.v, C, Dim, m.ih, m.nu, m.force, i, j, k);
           m.out(i, j, k) = (m.us(i, j, k) + m.dt * r) / (1.0 + m.dt_over_eta * m.chi(i, j, k));
         });
+}
+
+/// A convective outflow face of one velocity component on this rank.
+struct ConvectiveFace {
+  IndexSpace layer; ///< the boundary faces, local indices
+  long inward;      ///< +1 on a lower face, -1 on an upper one
+  double speed;     ///< U_c [m/s]
+};
+
+void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space);
+
+/// The momentum update of component c, except on convective outflow faces, where the normal
+/// velocity follows du/dt = -U_c (u_face - u_inner) / h instead. Those values are computed first,
+/// into `scratch`, because the momentum kernel may write over u0 (last stage).
+void momentum_with_outflow(int c, int dim, const MomentumUpdate& m, const IndexSpace& space,
+                           const std::vector<ConvectiveFace>& faces, const FieldView& scratch) {
+  for (const ConvectiveFace& f : faces) {
+    const double rate = f.speed * m.ih[c];
+    const long inward = f.inward;
+    for_each(
+        "ns::convective_outflow", f.layer, KOKKOS_LAMBDA(long i, long j, long k) {
+          const double r = -rate * (m.us(i, j, k) - at(m.us, i, j, k, c, inward));
+          const double euler = m.us(i, j, k) + m.dt * r;
+          scratch(i, j, k) = m.chi.data() == nullptr
+                                 ? m.a * m.u0(i, j, k) + m.b * euler
+                                 : euler / (1.0 + m.dt_over_eta * m.chi(i, j, k));
+        });
+  }
+  momentum(c, dim, m, space);
+  for (const ConvectiveFace& f : faces)
+    for_each(
+        "ns::convective_outflow_store", f.layer,
+        KOKKOS_LAMBDA(long i, long j, long k) { m.out(i, j, k) = scratch(i, j, k); });
 }
 
 void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space) {
@@ -110,6 +144,9 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     m_stage1[c] = Field(domain, kFaces[c], kGhost, std::string(kNames[c]) + "_stage1");
     m_stage2[c] = Field(domain, kFaces[c], kGhost, std::string(kNames[c]) + "_stage2");
     m_velocity_halo[c] = std::make_unique<HaloPlan>(domain, kFaces[c], kGhost);
+    if (params.boundaries.face[2 * c].kind == BoundaryKind::Convective ||
+        params.boundaries.face[2 * c + 1].kind == BoundaryKind::Convective)
+      m_outflow_scratch[c] = Field(domain, kFaces[c], kGhost, "ns::outflow_scratch");
     IndexSpace free = m_u[c].owned();
     if (!domain.periodic(c)) {
       if (domain.coord(c) == 0 && params.boundaries.fixes_normal_velocity(c, 0))
@@ -259,8 +296,18 @@ void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double 
                      nu,
                      m_params.body_force[c],
                      {ih[0], ih[1], ih[2]}};
+    std::vector<ConvectiveFace> convective;
+    for (int side = 0; side < 2 && !m_domain.periodic(c); ++side) {
+      const FaceBoundary& f = m_params.boundaries.face[2 * c + side];
+      if (f.kind != BoundaryKind::Convective || !m_domain.touches_boundary(c, side))
+        continue;
+      const long at_face = side == 0 ? m_free[c].begin[c] : m_free[c].end[c] - 1;
+      convective.push_back(
+          {layer(m_free[c], c, at_face), side == 0 ? 1L : -1L, std::abs(f.velocity[c])});
+    }
+    const FieldView scratch = m_outflow_scratch[c].view();
     if (m_masks.empty()) {
-      momentum(c, dim, m, m_free[c]);
+      momentum_with_outflow(c, dim, m, m_free[c], convective, scratch);
       continue;
     }
     // Implicit Brinkman penalty: u_p = (u + dt R) / (1 + dt chi / eta), kept in m_penalised
@@ -269,7 +316,7 @@ void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double 
     m.chi = m_total_mask[c].view();
     m.out = up;
     m.dt_over_eta = dt / m_params.obstacles.eta;
-    momentum(c, dim, m, m_free[c]);
+    momentum_with_outflow(c, dim, m, m_free[c], convective, scratch);
     // Force on each body: the momentum the penalty removes, sum of (chi_k / eta) u_p dV.
     const double scale = force_weight * volume / m_params.obstacles.eta;
     for (std::size_t k = 0; k < m_masks.size(); ++k) {
@@ -324,7 +371,7 @@ void NavierStokes::project(std::array<Field, 3>& u, double scale) {
       continue;
     for (int side = 0; side < 2; ++side) {
       const bool mine = m_domain.touches_boundary(a, side);
-      if (!mine || m_params.boundaries.face[2 * a + side].kind != BoundaryKind::Outflow)
+      if (!mine || !is_outflow(m_params.boundaries.face[2 * a + side].kind))
         continue;
       const IndexSpace& own = m_psi.owned();
       const long inward = side == 0 ? 1 : -1;

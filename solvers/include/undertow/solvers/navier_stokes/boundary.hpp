@@ -3,14 +3,19 @@
 /// Velocity boundary conditions of the Navier-Stokes solver, one per face of the box
 /// (x-, x+, y-, y+, z-, z+), and what each imposes on the MAC velocity and the pressure:
 ///
-/// | kind     | normal velocity on the face      | tangential ghosts                     | pressure
-/// |
-/// |----------|----------------------------------|---------------------------------------|---------------|
-/// | periodic | (halo exchange)                  | (halo exchange)                       | periodic
-/// | | wall     | 0                                | no-slip at the wall's velocity        |
-/// Neumann       | | slip     | 0                                | zero gradient (no shear) |
-/// Neumann       | | inflow   | profile * velocity               | no-slip at profile * velocity |
-/// Neumann       | | outflow  | evolves (zero-gradient ghost)    | zero gradient | p = 0 (face)  |
+/// - periodic: halo exchange for everything.
+/// - wall: normal velocity 0; tangential ghosts no-slip at the wall's velocity; pressure Neumann.
+/// - slip: normal velocity 0; tangential ghosts zero-gradient (no shear); pressure Neumann.
+/// - inflow: normal velocity profile * velocity; tangential ghosts no-slip at that velocity;
+///   pressure Neumann.
+/// - outflow: normal velocity evolves with the momentum equation (zero-gradient ghost beyond);
+///   tangential ghosts zero-gradient; p = 0 on the face.
+/// - convective: as outflow, but the normal velocity on the face is advected out (below).
+///
+/// A convective face is an outflow whose normal velocity obeys du/dt + U_c du/dn = 0 (n the
+/// outward normal, first-order upwind difference) instead of the momentum equation, so that
+/// vortices leave with speed U_c instead of reflecting; U_c is the magnitude of the normal
+/// component of the face's `velocity`. Its tangential ghosts are zero-gradient, as for outflow.
 ///
 /// A moving lid is a wall with a tangential velocity. An inflow profile is uniform or parabolic
 /// (4 s (1 - s) along every non-periodic tangential axis, s the relative position, so the
@@ -26,12 +31,19 @@
 namespace undertow {
 namespace navier_stokes {
 
-enum class BoundaryKind { Periodic, Wall, Slip, Inflow, Outflow };
+enum class BoundaryKind { Periodic, Wall, Slip, Inflow, Outflow, Convective };
+
+/// Outflow faces, zero-gradient or convective: p = 0 on the face, normal velocity not prescribed.
+inline bool is_outflow(BoundaryKind k) {
+  return k == BoundaryKind::Outflow || k == BoundaryKind::Convective;
+}
 enum class InflowProfile { Uniform, Parabolic };
 
 struct FaceBoundary {
   BoundaryKind kind = BoundaryKind::Wall;
-  double velocity[3] = {0, 0, 0}; ///< wall velocity (wall) or peak inflow velocity (inflow) [m/s]
+  /// Wall velocity (wall), peak inflow velocity (inflow), or convection speed U_c along the normal
+  /// (convective) [m/s].
+  double velocity[3] = {0, 0, 0};
   InflowProfile profile = InflowProfile::Uniform;
 };
 

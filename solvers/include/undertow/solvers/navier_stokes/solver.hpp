@@ -113,6 +113,7 @@ class NavierStokes {
   std::vector<std::array<Field, 3>> m_masks; ///< per obstacle and component
   std::array<Field, 3> m_total_mask;         ///< min(1, sum of the masks)
   std::array<Field, 3> m_penalised;          ///< penalised Euler step of the current stage
+  std::array<Field, 3> m_outflow_scratch;    ///< convective outflow values of the current stage
   std::vector<std::array<double, 3>> m_forces;
   linear::PressurePoisson m_poisson;
   double m_time = 0;
