@@ -7,6 +7,7 @@
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/io/csv.hpp"
+#include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
@@ -340,6 +341,27 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     copy(ns.velocity(c), previous[c]);
   }
   double previous_time = 0, dudt = HUGE_VAL;
+  long previous_step = 0;
+  // When the run diverges, the velocity of the last check that passed is written out, so that
+  // the user can look at what led up to it. Collective; never throws.
+  const auto save_last_good = [&]() -> std::string {
+    const std::string path = ctx.output_dir + "/last_good_state.h5";
+    try {
+      io::FieldFile file(domain, path, io::FieldFile::Mode::Create);
+      const char* names[3] = {"u", "v", "w"};
+      for (int c = 0; c < domain.dim(); ++c)
+        file.write(names[c], previous[c]);
+      file.set_attribute("step", double(previous_step));
+      file.set_attribute("time", previous_time);
+      file.set_attribute("contents", "velocity components on the MAC faces (u on x faces, v on y "
+                                     "faces, w on z faces) at the last check before divergence");
+      file.commit();
+      return format(" The last good state (step %.0f, ", double(previous_step)) +
+             format("t = %.6e) is saved in ", previous_time) + path + ".";
+    } catch (const std::exception& e) {
+      return std::string(" The last good state could not be saved: ") + e.what();
+    }
+  };
   long poisson_total = 0;
   Progress progress(ctx.log, t_end, every);
   long n = 0;
@@ -356,7 +378,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
           "the Navier-Stokes run diverged at step " + std::to_string(n + 1) +
           format(" (t = %.6e, dt = %.3e; Courant number %.3f at the last check): ", ns.time(), dt,
                  last_courant) +
-          e.what() + ". Reduce time.cfl or time.dt, or refine the grid.");
+          e.what() + ". Reduce time.cfl or time.dt, or refine the grid." + save_last_good());
     }
     ++n;
     poisson_total += ns.poisson_iterations();
@@ -374,7 +396,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
           format(" (t = %.6e): max |u|, |v|, |w| = %.3e, %.3e, ", ns.time(), umax[0], umax[1]) +
           format("%.3e against a velocity scale of %.3e; Courant number %.3f. ", umax[2], scale,
                  ns.courant(dt)) +
-          "Reduce time.cfl or time.dt, or refine the grid (domain.cells).");
+          "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
     double change = 0;
     for (int c = 0; c < domain.dim(); ++c) {
       axpy(-1.0, ns.velocity(c), previous[c]);
@@ -383,6 +405,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     }
     dudt = change / (ns.time() - previous_time);
     previous_time = ns.time();
+    previous_step = n;
     steady = steady_tol > 0 && dudt < steady_tol;
     if (report || record || steady) {
       const double div = ns.max_divergence(), ke = ns.kinetic_energy(), courant = ns.courant(dt);

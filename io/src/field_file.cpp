@@ -1,0 +1,207 @@
+#include "undertow/io/field_file.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <array>
+#include <cstdio>
+#include <hdf5.h>
+#include <vector>
+
+namespace undertow {
+namespace io {
+
+struct FieldFile::Handles {
+  hid_t file = -1;
+  hid_t transfer = -1; ///< dataset transfer properties: collective MPI-IO
+};
+
+namespace {
+
+std::string temporary(const std::string& path) {
+  return path + ".tmp";
+}
+
+/// Global shape (slowest axis first) and this rank's owned block of `f` in it.
+struct Block {
+  int rank = 0;
+  std::array<hsize_t, 3> shape{1, 1, 1}, start{0, 0, 0}, count{0, 0, 0};
+};
+
+Block block_of(const Field& f, int dim) {
+  Block b;
+  b.rank = dim;
+  const FieldLayout& l = f.layout();
+  for (int a = 0; a < dim; ++a) {
+    const int d = dim - 1 - a; // x is the last (fastest) dimension of the dataset
+    b.shape[d] = static_cast<hsize_t>(l.global.extent(a));
+    b.start[d] = static_cast<hsize_t>(l.owned.begin[a] + l.global_offset[a] - l.global.begin[a]);
+    b.count[d] = static_cast<hsize_t>(l.owned.extent(a));
+  }
+  return b;
+}
+
+std::vector<double> owned_values(const Field& f) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
+  const IndexSpace& o = f.owned();
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(o.size()));
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        out.push_back(host(i, j, k));
+  return out;
+}
+
+} // namespace
+
+FieldFile::FieldFile(const Domain& domain, const std::string& path, Mode mode)
+    : m_domain(domain), m_path(path), m_mode(mode), m_h(std::make_unique<Handles>()) {
+  const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(access, domain.comm().raw(), MPI_INFO_NULL);
+  H5Pset_all_coll_metadata_ops(access, true);
+  H5Pset_coll_metadata_write(access, true);
+  // Silence HDF5's own error stack printing: failures are reported through our errors.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (mode == Mode::Create)
+    m_h->file = H5Fcreate(temporary(path).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access);
+  else
+    m_h->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, access);
+  H5Pclose(access);
+  if (m_h->file < 0)
+    throw CollectiveError(std::string(mode == Mode::Create ? "cannot create " : "cannot open ") +
+                          (mode == Mode::Create ? temporary(path) : path) +
+                          " as an HDF5 file: check that the directory exists and is writable, " +
+                          "or that the file exists and is an undertow HDF5 file.");
+  m_h->transfer = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(m_h->transfer, H5FD_MPIO_COLLECTIVE);
+}
+
+FieldFile::~FieldFile() {
+  if (m_h->transfer >= 0)
+    H5Pclose(m_h->transfer);
+  if (m_h->file >= 0) {
+    H5Fclose(m_h->file);
+    if (m_mode == Mode::Create && m_domain.comm().is_root())
+      std::remove(temporary(m_path).c_str()); // never committed: the old file stays
+  }
+}
+
+void FieldFile::write(const std::string& name, const Field& f) {
+  const Block b = block_of(f, m_domain.dim());
+  const std::vector<double> values = owned_values(f);
+  const hid_t file_space = H5Screate_simple(b.rank, b.shape.data(), nullptr);
+  const hid_t set = H5Dcreate2(m_h->file, name.c_str(), H5T_NATIVE_DOUBLE, file_space, H5P_DEFAULT,
+                               H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t memory = H5Screate_simple(b.rank, b.count.data(), nullptr);
+  H5Sselect_hyperslab(file_space, H5S_SELECT_SET, b.start.data(), nullptr, b.count.data(), nullptr);
+  const herr_t status =
+      set < 0 ? -1
+              : H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, file_space, m_h->transfer, values.data());
+  H5Sclose(memory);
+  H5Sclose(file_space);
+  if (set >= 0)
+    H5Dclose(set);
+  if (m_domain.comm().max(static_cast<long long>(status < 0)) > 0)
+    throw CollectiveError("writing dataset '" + name + "' to " + temporary(m_path) +
+                          " failed (disk full or quota?)");
+}
+
+void FieldFile::read(const std::string& name, Field& f) const {
+  const Block b = block_of(f, m_domain.dim());
+  const hid_t set = H5Dopen2(m_h->file, name.c_str(), H5P_DEFAULT);
+  if (set < 0)
+    throw CollectiveError(m_path + " has no dataset '" + name + "'");
+  const hid_t file_space = H5Dget_space(set);
+  std::array<hsize_t, 3> shape{1, 1, 1};
+  const int rank = H5Sget_simple_extent_ndims(file_space);
+  bool same = rank == b.rank;
+  if (same) {
+    H5Sget_simple_extent_dims(file_space, shape.data(), nullptr);
+    for (int d = 0; d < rank; ++d)
+      same = same && shape[d] == b.shape[d];
+  }
+  if (!same) {
+    H5Sclose(file_space);
+    H5Dclose(set);
+    std::string found, expected;
+    for (int d = 0; d < rank && d < 3; ++d)
+      found += (d ? " x " : "") + std::to_string(shape[d]);
+    for (int d = 0; d < b.rank; ++d)
+      expected += (d ? " x " : "") + std::to_string(b.shape[d]);
+    throw CollectiveError("dataset '" + name + "' in " + m_path + " has shape " + found +
+                          " but this run's grid needs " + expected +
+                          " (slowest axis first): the file is from another grid");
+  }
+  hsize_t owned = 1;
+  for (int d = 0; d < b.rank; ++d)
+    owned *= b.count[d];
+  std::vector<double> values(static_cast<std::size_t>(owned));
+  const hid_t memory = H5Screate_simple(b.rank, b.count.data(), nullptr);
+  H5Sselect_hyperslab(file_space, H5S_SELECT_SET, b.start.data(), nullptr, b.count.data(), nullptr);
+  const herr_t status =
+      H5Dread(set, H5T_NATIVE_DOUBLE, memory, file_space, m_h->transfer, values.data());
+  H5Sclose(memory);
+  H5Sclose(file_space);
+  H5Dclose(set);
+  if (m_domain.comm().max(static_cast<long long>(status < 0)) > 0)
+    throw CollectiveError("reading dataset '" + name + "' from " + m_path +
+                          " failed: the file is truncated or corrupted");
+  auto host = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(host, f.view());
+  const IndexSpace& o = f.owned();
+  std::size_t p = 0;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        host(i, j, k) = values[p++];
+  Kokkos::deep_copy(f.view(), host);
+}
+
+void FieldFile::set_attribute(const std::string& name, double value) {
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attr =
+      H5Acreate2(m_h->file, name.c_str(), H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(attr, H5T_NATIVE_DOUBLE, &value);
+  H5Aclose(attr);
+  H5Sclose(space);
+}
+
+void FieldFile::set_attribute(const std::string& name, const std::string& value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.size() + 1);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attr = H5Acreate2(m_h->file, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(attr, type, value.c_str());
+  H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(type);
+}
+
+double FieldFile::real_attribute(const std::string& name) const {
+  const hid_t attr = H5Aopen(m_h->file, name.c_str(), H5P_DEFAULT);
+  double value = 0;
+  const herr_t status = attr < 0 ? -1 : H5Aread(attr, H5T_NATIVE_DOUBLE, &value);
+  if (attr >= 0)
+    H5Aclose(attr);
+  if (status < 0)
+    throw CollectiveError(m_path + " has no numeric attribute '" + name + "'");
+  return value;
+}
+
+void FieldFile::commit() {
+  if (m_mode != Mode::Create)
+    return;
+  H5Pclose(m_h->transfer);
+  m_h->transfer = -1;
+  const herr_t closed = H5Fclose(m_h->file);
+  m_h->file = -1;
+  int renamed = 0;
+  if (m_domain.comm().is_root() && closed >= 0)
+    renamed = std::rename(temporary(m_path).c_str(), m_path.c_str()) == 0 ? 1 : 0;
+  if (m_domain.comm().max(static_cast<long long>(renamed)) == 0)
+    throw CollectiveError("could not finish " + m_path + " (closing or renaming " +
+                          temporary(m_path) + " failed)");
+}
+
+} // namespace io
+} // namespace undertow
