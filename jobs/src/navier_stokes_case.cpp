@@ -2,6 +2,7 @@
 /// CFL-adaptive dt, optional stop at steady state), progress, diagnostics CSV, divergence guard,
 /// and the reference checks (exact solutions, Ghia et al. 1982 cavity centrelines).
 
+#include "field_output.hpp"
 #include "models.hpp"
 
 #include "undertow/core/error.hpp"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <sstream>
 
 namespace undertow {
@@ -50,6 +52,14 @@ void declare_keys(ConfigSchema& s) {
       .above(0);
   s.add("forces.reference_area", ValueType::Real, "1", "area A of the 3D force coefficients [m^2]")
       .above(0);
+  s.add("fields.every", ValueType::Integer, "0",
+        "write a snapshot of the fields (HDF5 + the XDMF time series fields.xmf) every this many "
+        "steps, and at the start and end; 0: off unless fields.interval is set")
+      .at_least(0);
+  s.add("fields.interval", ValueType::Real, "0",
+        "write a snapshot of the fields every this much simulated time [s] (at the first step "
+        "that reaches it), and at the start and end; 0: off unless fields.every is set")
+      .at_least(0);
   s.add("diagnostics.every", ValueType::Integer, "0",
         "write a row of diagnostics.csv every this many steps; 0: with every progress line "
         "(output.progress_every)")
@@ -282,6 +292,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   const double steady_tol = cfg.get_real("time.steady_tolerance");
   const long every = cfg.get_int("output.progress_every");
   const long diagnostics_every = cfg.get_int("diagnostics.every");
+  const long fields_every = cfg.get_int("fields.every");
+  const double fields_interval = cfg.get_real("fields.interval");
   constexpr long kGuardEvery = 10;
 
   ctx.log.info(format("Navier-Stokes: nu = %g, ", params.nu) +
@@ -363,6 +375,12 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     }
   };
   long poisson_total = 0;
+  std::unique_ptr<FieldOutput> fields;
+  double next_fields_time = fields_interval;
+  if (fields_every > 0 || fields_interval > 0) {
+    fields = std::make_unique<FieldOutput>(domain, ctx.output_dir, ctx.config.hash());
+    fields->write(ns, 0);
+  }
   Progress progress(ctx.log, t_end, every);
   long n = 0;
   bool steady = false;
@@ -383,6 +401,14 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     ++n;
     poisson_total += ns.poisson_iterations();
     const bool last = ns.time() >= t_end * (1 - 1e-12);
+    if (fields) {
+      const bool by_step = fields_every > 0 && n % fields_every == 0;
+      const bool by_time = fields_interval > 0 && ns.time() >= next_fields_time * (1 - 1e-12);
+      while (fields_interval > 0 && next_fields_time <= ns.time() * (1 + 1e-12))
+        next_fields_time += fields_interval;
+      if (by_step || by_time || last)
+        fields->write(ns, n);
+    }
     const bool report = every > 0 && (n % every == 0 || last);
     const bool record = diagnostics_every > 0 ? (n % diagnostics_every == 0 || last) : report;
     if (!report && !record && n % kGuardEvery != 0 && !last)
@@ -432,6 +458,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
           true);
     }
   }
+  if (fields)
+    fields->write(ns, n); // the final state (a steady stop ends between snapshot steps)
   if (steady)
     ctx.log.info(
         format("steady state reached at t = %.4e: max |du/dt| = %.3e < ", ns.time(), dudt) +
@@ -448,6 +476,11 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   f["max_divergence"] = ns.max_divergence();
   f["max_dudt"] = dudt;
   f["poisson_iterations_per_step"] = double(poisson_total) / std::max(n, 1L);
+  if (fields) {
+    f["field_snapshots"] = fields->count();
+    ctx.log.info("fields: " + std::to_string(fields->count()) + " snapshots, open " +
+                 ctx.output_dir + "/fields.xmf in ParaView");
+  }
   f["cell_updates"] =
       double(n) * double(domain.global_cells(0) * domain.global_cells(1) * domain.global_cells(2));
   f["steady"] = steady;

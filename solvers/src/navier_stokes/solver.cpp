@@ -451,18 +451,72 @@ double NavierStokes::enstrophy() {
   const int dim = m_domain.dim();
   const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
                         1.0 / m_domain.spacing(2)};
-  // omega_a on the edges along axis a at the lower corner of cell (i, j, k):
-  // d u_c / d x_b - d u_b / d x_c with (a, b, c) cyclic; in 2D only omega_z.
   const double sum = local_sum(
       "ns::enstrophy", m_div.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
         for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
-          const int b = (a + 1) % 3, c = (a + 2) % 3;
-          const double w = (v.u[c](i, j, k) - at(v.u[c], i, j, k, b, -1)) * ih[b] -
-                           (v.u[b](i, j, k) - at(v.u[b], i, j, k, c, -1)) * ih[c];
+          const double w = edge_vorticity(v, a, ih, i, j, k);
           acc += w * w;
         }
       });
   return 0.5 * m_domain.comm().sum(sum) / double(m_div.layout().global.size());
+}
+
+namespace {
+
+/// Local index shift from a cell field to the velocity layout: face index i is the lower face of
+/// cell i only when both have the same ghost width.
+struct Shift {
+  long s[3];
+};
+
+Shift shift_between(const Field& cells, const Field& faces) {
+  Shift sh;
+  for (int a = 0; a < 3; ++a)
+    sh.s[a] = cells.layout().global_offset[a] - faces.layout().global_offset[a];
+  return sh;
+}
+
+} // namespace
+
+void NavierStokes::cell_velocity(int c, Field& out) {
+  prepare(m_u);
+  const FieldView u = m_u[c].view(), o = out.view();
+  const Shift sh = shift_between(out, m_u[c]);
+  for_each(
+      "ns::cell_velocity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
+        o(i, j, k) = 0.5 * (u(fi, fj, fk) + at(u, fi, fj, fk, c, 1));
+      });
+}
+
+void NavierStokes::cell_vorticity(int a, Field& out) {
+  prepare(m_u);
+  const Velocity v = views(m_u);
+  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                        1.0 / m_domain.spacing(2)};
+  const FieldView o = out.view();
+  const Shift sh = shift_between(out, m_u[0]); // every component has the same ghost width
+  for_each(
+      "ns::cell_vorticity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        o(i, j, k) = cell_centre_vorticity(v, a, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
+      });
+}
+
+void NavierStokes::cell_mask(Field& out) const {
+  fill_value(out, out.owned(), 0.0);
+  if (m_masks.empty())
+    return;
+  const int dim = m_domain.dim();
+  const FieldView o = out.view();
+  for (int c = 0; c < dim; ++c) {
+    const FieldView m = m_total_mask[c].view();
+    const Shift sh = shift_between(out, m_total_mask[c]);
+    for_each(
+        "ns::cell_mask", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+          const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
+          o(i, j, k) += 0.5 * (m(fi, fj, fk) + at(m, fi, fj, fk, c, 1)) / double(dim);
+        });
+  }
 }
 
 double NavierStokes::probe(const Field& f, const std::array<double, 3>& x) const {

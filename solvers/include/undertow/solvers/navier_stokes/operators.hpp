@@ -80,6 +80,31 @@ KOKKOS_INLINE_FUNCTION double divergence(const Velocity& v, int dim, const doubl
   return div;
 }
 
+/// Vorticity component a on the edge along axis a at the lower corner of cell (i, j, k):
+/// d u_c / d x_b - d u_b / d x_c with (a, b, c) cyclic. In 2D only a = 2 (omega_z) exists.
+KOKKOS_INLINE_FUNCTION double edge_vorticity(const Velocity& v, int a, const double inv_h[3],
+                                             long i, long j, long k) {
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  return (v.u[c](i, j, k) - at(v.u[c], i, j, k, b, -1)) * inv_h[b] -
+         (v.u[b](i, j, k) - at(v.u[b], i, j, k, c, -1)) * inv_h[c];
+}
+
+/// Vorticity component a at the centre of cell (i, j, k): the mean of the four edge values
+/// around the cell (edges at the cell's lower and upper sides along b and c).
+KOKKOS_INLINE_FUNCTION double cell_centre_vorticity(const Velocity& v, int a, const double inv_h[3],
+                                             long i, long j, long k) {
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  double sum = 0.0;
+  for (int sb = 0; sb < 2; ++sb)
+    for (int sc = 0; sc < 2; ++sc) {
+      const long ii = i + (b == 0 ? sb : 0) + (c == 0 ? sc : 0);
+      const long jj = j + (b == 1 ? sb : 0) + (c == 1 ? sc : 0);
+      const long kk = k + (b == 2 ? sb : 0) + (c == 2 ? sc : 0);
+      sum += edge_vorticity(v, a, inv_h, ii, jj, kk);
+    }
+  return 0.25 * sum;
+}
+
 /// Gradient of a cell-centred field along c at face (i, j, k): (p(x) - p(x - e_c)) / h_c.
 KOKKOS_INLINE_FUNCTION double face_gradient(const FieldView& p, int c, double inv_h, long i, long j,
                                             long k) {

@@ -46,6 +46,16 @@ class NavierStokes {
   const Field& velocity(int c) const { return m_u[c]; }
   const Field& pressure() const { return m_p; }
 
+  /// Cell-centred fields for output, written to the owned cells of `out` (a cell field with
+  /// ghosts >= 0). Velocity component c: the mean of the cell's two faces [m/s]. Vorticity
+  /// component a (2D: a = 2 only): the mean of the four edge values around the cell [1/s].
+  /// Collective (they fill the velocity ghosts).
+  void cell_velocity(int c, Field& out);
+  void cell_vorticity(int a, Field& out);
+  /// The union of the obstacle masks at cell centres (mean over the cell's faces), 0 without
+  /// obstacles. Not collective.
+  void cell_mask(Field& out) const;
+
   /// Imposes the boundary conditions on the current velocity and projects it onto divergence-free
   /// fields: call after setting an initial condition. Collective.
   void project_initial();

@@ -1,0 +1,32 @@
+#pragma once
+/// \file
+/// XDMF sidecars: the light-weight XML that lets ParaView (and VisIt) open a series of HDF5
+/// snapshots as one time-dependent dataset. We describe uniform grids (CoRectMesh) with
+/// cell-centred scalar attributes stored as datasets of FieldFile layout (slowest axis first).
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace undertow {
+namespace io {
+
+struct XdmfGrid {
+  int dim = 2;
+  std::array<long, 3> cells{1, 1, 1};     ///< cells per axis (x, y, z)
+  std::array<double, 3> origin{0, 0, 0};  ///< lower corner [m]
+  std::array<double, 3> spacing{1, 1, 1}; ///< cell size per axis [m]
+};
+
+struct XdmfSnapshot {
+  double time = 0;  ///< [s]
+  std::string file; ///< HDF5 file, relative to the XDMF file's directory
+};
+
+/// The XDMF document of a time series: one uniform grid per snapshot, each with the cell
+/// datasets named in `cell_datasets`. Not collective.
+std::string xdmf_time_series(const XdmfGrid& grid, const std::vector<std::string>& cell_datasets,
+                             const std::vector<XdmfSnapshot>& snapshots);
+
+} // namespace io
+} // namespace undertow

@@ -1,0 +1,58 @@
+#include "undertow/io/xdmf.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+namespace undertow {
+namespace io {
+
+namespace {
+
+/// "n_z n_y n_x" (3D) or "n_y n_x" (2D) of `values`, slowest axis first.
+template <class T>
+std::string slowest_first(const std::array<T, 3>& values, int dim, T add = T(0)) {
+  std::ostringstream s;
+  s << std::setprecision(17);
+  for (int a = dim - 1; a >= 0; --a)
+    s << values[a] + add << (a ? " " : "");
+  return s.str();
+}
+
+} // namespace
+
+std::string xdmf_time_series(const XdmfGrid& grid, const std::vector<std::string>& cell_datasets,
+                             const std::vector<XdmfSnapshot>& snapshots) {
+  const int dim = grid.dim;
+  const std::string cells = slowest_first(grid.cells, dim);
+  const std::string points = slowest_first(grid.cells, dim, 1L);
+  std::ostringstream x;
+  x << std::setprecision(17);
+  x << "<?xml version=\"1.0\" ?>\n"
+    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+    << "<Xdmf Version=\"3.0\">\n  <Domain>\n"
+    << "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (const XdmfSnapshot& snap : snapshots) {
+    x << "      <Grid Name=\"mesh\" GridType=\"Uniform\">\n"
+      << "        <Time Value=\"" << snap.time << "\"/>\n"
+      << "        <Topology TopologyType=\"" << dim << "DCoRectMesh\" Dimensions=\"" << points
+      << "\"/>\n"
+      << "        <Geometry GeometryType=\"" << (dim == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY")
+      << "\">\n"
+      << "          <DataItem Format=\"XML\" Dimensions=\"" << dim << "\">"
+      << slowest_first(grid.origin, dim) << "</DataItem>\n"
+      << "          <DataItem Format=\"XML\" Dimensions=\"" << dim << "\">"
+      << slowest_first(grid.spacing, dim) << "</DataItem>\n"
+      << "        </Geometry>\n";
+    for (const std::string& name : cell_datasets)
+      x << "        <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+        << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\""
+        << cells << "\">" << snap.file << ":/" << name << "</DataItem>\n"
+        << "        </Attribute>\n";
+    x << "      </Grid>\n";
+  }
+  x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  return x.str();
+}
+
+} // namespace io
+} // namespace undertow
