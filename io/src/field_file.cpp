@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <hdf5.h>
 #include <vector>
 
@@ -38,6 +39,47 @@ Block block_of(const Field& f, int dim) {
     b.count[d] = static_cast<hsize_t>(l.owned.extent(a));
   }
   return b;
+}
+
+/// splitmix64's finaliser: a bijective 64-bit mix.
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::string hex(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+void write_string_attribute(hid_t object, const std::string& name, const std::string& value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.size() + 1);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attr = H5Acreate2(object, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(attr, type, value.c_str());
+  H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(type);
+}
+
+/// The string attribute `name` of `object`; false if it is missing or not a string.
+bool read_string_attribute(hid_t object, const std::string& name, std::string& value) {
+  if (H5Aexists(object, name.c_str()) <= 0)
+    return false;
+  const hid_t attr = H5Aopen(object, name.c_str(), H5P_DEFAULT);
+  const hid_t type = H5Aget_type(attr);
+  bool ok = H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type);
+  if (ok) {
+    std::vector<char> text(H5Tget_size(type) + 1, '\0');
+    ok = H5Aread(attr, type, text.data()) >= 0;
+    value = text.data();
+  }
+  H5Tclose(type);
+  H5Aclose(attr);
+  return ok;
 }
 
 std::vector<double> owned_values(const Field& f) {
@@ -99,8 +141,11 @@ void FieldFile::write(const std::string& name, const Field& f) {
               : H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, file_space, m_h->transfer, values.data());
   H5Sclose(memory);
   H5Sclose(file_space);
-  if (set >= 0)
+  const std::uint64_t sum = checksum(f); // collective: every rank, before any may throw
+  if (set >= 0) {
+    write_string_attribute(set, "checksum", hex(sum));
     H5Dclose(set);
+  }
   if (m_domain.comm().max(static_cast<long long>(status < 0)) > 0)
     throw CollectiveError("writing dataset '" + name + "' to " + temporary(m_path) +
                           " failed (disk full or quota?)");
@@ -142,6 +187,8 @@ void FieldFile::read(const std::string& name, Field& f) const {
       H5Dread(set, H5T_NATIVE_DOUBLE, memory, file_space, m_h->transfer, values.data());
   H5Sclose(memory);
   H5Sclose(file_space);
+  std::string stored;
+  const bool has_checksum = read_string_attribute(set, "checksum", stored);
   H5Dclose(set);
   if (m_domain.comm().max(static_cast<long long>(status < 0)) > 0)
     throw CollectiveError("reading dataset '" + name + "' from " + m_path +
@@ -155,6 +202,34 @@ void FieldFile::read(const std::string& name, Field& f) const {
       for (long i = o.begin[0]; i < o.end[0]; ++i)
         host(i, j, k) = values[p++];
   Kokkos::deep_copy(f.view(), host);
+  if (has_checksum && hex(checksum(f)) != stored)
+    throw CollectiveError("dataset '" + name + "' in " + m_path + " does not match its checksum (" +
+                          stored + " stored, " + hex(checksum(f)) +
+                          " read): the file is corrupted; use another restart file");
+}
+
+std::uint64_t FieldFile::checksum(const Field& f) const {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
+  const IndexSpace& o = f.owned();
+  const FieldLayout& l = f.layout();
+  const auto& g = l.global;
+  std::uint64_t sum = 0;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i) {
+        const std::uint64_t index =
+            static_cast<std::uint64_t>(((k + l.global_offset[2] - g.begin[2]) * g.extent(1) +
+                                        (j + l.global_offset[1] - g.begin[1])) *
+                                           g.extent(0) +
+                                       (i + l.global_offset[0] - g.begin[0]));
+        std::uint64_t bits = 0;
+        const double v = host(i, j, k);
+        std::memcpy(&bits, &v, sizeof bits);
+        sum += mix(bits ^ mix(index + 0x9e3779b97f4a7c15ULL));
+      }
+  std::uint64_t total = 0; // unsigned addition wraps: the sum is exact in any order
+  MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, m_domain.comm().raw());
+  return total;
 }
 
 void FieldFile::set_attribute(const std::string& name, double value) {
@@ -167,14 +242,18 @@ void FieldFile::set_attribute(const std::string& name, double value) {
 }
 
 void FieldFile::set_attribute(const std::string& name, const std::string& value) {
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, value.size() + 1);
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t attr = H5Acreate2(m_h->file, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(attr, type, value.c_str());
-  H5Aclose(attr);
-  H5Sclose(space);
-  H5Tclose(type);
+  write_string_attribute(m_h->file, name, value);
+}
+
+std::string FieldFile::string_attribute(const std::string& name) const {
+  std::string value;
+  if (!read_string_attribute(m_h->file, name, value))
+    throw CollectiveError(m_path + " has no text attribute '" + name + "'");
+  return value;
+}
+
+bool FieldFile::has_attribute(const std::string& name) const {
+  return H5Aexists(m_h->file, name.c_str()) > 0;
 }
 
 double FieldFile::real_attribute(const std::string& name) const {

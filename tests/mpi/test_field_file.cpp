@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 namespace {
 
@@ -179,6 +180,67 @@ TEST(FieldFile, WrongGridMissingDatasetAndMissingFileAreClearErrors) {
   comm.barrier();
   if (comm.is_root())
     std::filesystem::remove(path);
+}
+
+TEST(FieldFile, ACorruptedValueIsDetectedByTheChecksum) {
+  const auto& comm = world();
+  const Domain d(comm, spec(3, false));
+  const std::string path = shared_path(comm, "corrupt");
+  {
+    io::FieldFile file(d, path, io::FieldFile::Mode::Create);
+    Field f(d, Location::FaceY, 1, "f");
+    fill_global_pattern(f, 3);
+    file.write("v", f);
+    file.commit();
+  }
+  if (comm.is_root()) { // change one value behind the file's back, as a bad disk or copy would
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t set = H5Dopen2(file, "v", H5P_DEFAULT);
+    const hid_t space = H5Dget_space(set);
+    const hsize_t at[3] = {2, 3, 4}, one[3] = {1, 1, 1};
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, at, nullptr, one, nullptr);
+    const hid_t memory = H5Screate_simple(3, one, nullptr);
+    const double bad = 12345.0;
+    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, &bad), 0);
+    H5Sclose(memory);
+    H5Sclose(space);
+    H5Dclose(set);
+    H5Fclose(file);
+  }
+  comm.barrier();
+  io::FieldFile file(d, path, io::FieldFile::Mode::Read);
+  Field f(d, Location::FaceY, 1, "f");
+  try {
+    file.read("v", f);
+    FAIL() << "no error";
+  } catch (const CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not match its checksum"), std::string::npos)
+        << e.what();
+  }
+  comm.barrier();
+  if (comm.is_root())
+    std::filesystem::remove(path);
+}
+
+TEST(FieldFile, TheChecksumDoesNotDependOnTheRankCount) {
+  const auto& comm = world();
+  const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+  const std::string path = shared_path(comm, "checksum");
+  std::uint64_t all = 0;
+  {
+    const Domain d(comm, spec(3, true));
+    Field f(d, Location::FaceZ, 1, "f");
+    fill_global_pattern(f, 4);
+    io::FieldFile file(d, path, io::FieldFile::Mode::Create);
+    all = file.checksum(f);
+  }
+  if (comm.rank() == 0) {
+    const Domain d(alone, spec(3, true));
+    Field f(d, Location::FaceZ, 1, "f");
+    fill_global_pattern(f, 4);
+    io::FieldFile file(d, path + ".one", io::FieldFile::Mode::Create);
+    EXPECT_EQ(file.checksum(f), all);
+  }
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 
 #include "undertow/core/field.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -33,18 +34,25 @@ class FieldFile {
   FieldFile(const FieldFile&) = delete;
   FieldFile& operator=(const FieldFile&) = delete;
 
-  /// Writes the owned values of `f` as the global dataset `name`. Collective.
+  /// Writes the owned values of `f` as the global dataset `name`, with its checksum (see
+  /// checksum()) as the dataset's attribute "checksum". Collective.
   void write(const std::string& name, const Field& f);
   /// Reads the dataset `name` into the owned values of `f` (ghosts untouched). Throws Error
-  /// naming the file and dataset if it is missing or its shape differs from f's global shape.
-  /// Collective.
+  /// naming the file and dataset if it is missing, its shape differs from f's global shape, or
+  /// the values do not match the stored checksum (a corrupted file). Collective.
   void read(const std::string& name, Field& f) const;
+
+  /// A checksum of the owned values of `f` that does not depend on the decomposition: the sum
+  /// modulo 2^64 of a 64-bit mix of each value's bits and its global index. Collective.
+  std::uint64_t checksum(const Field& f) const;
 
   /// Scalar attributes of the file's root group (same value on every rank). Collective.
   void set_attribute(const std::string& name, double value);
   void set_attribute(const std::string& name, const std::string& value);
-  /// Throws Error naming the file if the attribute is missing. Collective.
+  /// Throw Error naming the file if the attribute is missing or of another type. Collective.
   double real_attribute(const std::string& name) const;
+  std::string string_attribute(const std::string& name) const;
+  bool has_attribute(const std::string& name) const;
 
   /// Closes the file and renames it to its final name. Collective.
   void commit();
