@@ -93,6 +93,12 @@ double estimate_eta(double elapsed, double t_start, double time, double t_end) {
   return done > 0 ? elapsed * std::max(left, 0.0) / done : 0.0;
 }
 
+std::string format(const char* fmt, double a, double b, double c) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a, b, c);
+  return buf;
+}
+
 std::string format_duration(double seconds) {
   const long s = static_cast<long>(seconds + 0.5);
   char buf[32];

@@ -109,11 +109,12 @@ FieldFile::FieldFile(const Domain& domain, const std::string& path, Mode mode)
   else
     m_h->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, access);
   H5Pclose(access);
+  if (m_h->file < 0 && mode == Mode::Create)
+    throw CollectiveError("cannot create " + temporary(path) +
+                          " as an HDF5 file: check that the directory exists and is writable.");
   if (m_h->file < 0)
-    throw CollectiveError(std::string(mode == Mode::Create ? "cannot create " : "cannot open ") +
-                          (mode == Mode::Create ? temporary(path) : path) +
-                          " as an HDF5 file: check that the directory exists and is writable, " +
-                          "or that the file exists and is an undertow HDF5 file.");
+    throw CollectiveError("cannot open " + path +
+                          " as an HDF5 file: it is missing, truncated, or not an HDF5 file.");
   m_h->transfer = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(m_h->transfer, H5FD_MPIO_COLLECTIVE);
 }
@@ -208,7 +209,11 @@ void FieldFile::read(const std::string& name, Field& f) const {
                           " read): the file is corrupted; use another restart file");
 }
 
-std::uint64_t FieldFile::checksum(const Field& f) const {
+std::string checksum_text(std::uint64_t checksum) {
+  return hex(checksum);
+}
+
+std::uint64_t field_checksum(const Communicator& comm, const Field& f) {
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
   const IndexSpace& o = f.owned();
   const FieldLayout& l = f.layout();
@@ -228,7 +233,7 @@ std::uint64_t FieldFile::checksum(const Field& f) const {
         sum += mix(bits ^ mix(index + 0x9e3779b97f4a7c15ULL));
       }
   std::uint64_t total = 0; // unsigned addition wraps: the sum is exact in any order
-  MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, m_domain.comm().raw());
+  MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, comm.raw());
   return total;
 }
 

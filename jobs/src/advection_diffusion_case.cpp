@@ -14,12 +14,6 @@ namespace jobs {
 
 namespace {
 
-std::string format(const char* fmt, double a, double b = 0) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, fmt, a, b);
-  return buf;
-}
-
 RunResult run_advection_diffusion(const RunContext& ctx) {
   const Config& cfg = ctx.config;
   const auto params = scalar::AdvectionDiffusionParams::from_config(cfg, ctx.domain.dim());

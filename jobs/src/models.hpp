@@ -22,6 +22,7 @@ struct RunContext {
   const Log& log;
   std::string output_dir;
   bool check_requested = false; ///< --check given: a model without a reference refuses early
+  std::string restart_file;     ///< --restart: continue from this file (empty: start afresh)
 };
 
 /// What a model hands back: figures for the report and the outcome of its reference check.

@@ -4,6 +4,7 @@
 
 #include "field_output.hpp"
 #include "models.hpp"
+#include "restart.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
@@ -30,12 +31,6 @@ using navier_stokes::VelocityFunction;
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::string format(const char* fmt, double a, double b = 0, double c = 0) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, fmt, a, b, c);
-  return buf;
-}
-
 void declare_keys(ConfigSchema& s) {
   s.add("fluid.nu", ValueType::Real, "0.01", "kinematic viscosity [m^2/s]").above(0);
   s.add("fluid.body_force", ValueType::RealList, "0 0 0",
@@ -60,6 +55,14 @@ void declare_keys(ConfigSchema& s) {
         "write a snapshot of the fields every this much simulated time [s] (at the first step "
         "that reaches it), and at the start and end; 0: off unless fields.every is set")
       .at_least(0);
+  s.add("restart.every", ValueType::Integer, "0",
+        "write a restart file to <output>/restart/ every this many steps; 0: off")
+      .at_least(0);
+  s.add("restart.at_step", ValueType::Integer, "0",
+        "also write a restart file after this step; 0: none")
+      .at_least(0);
+  s.add("restart.keep", ValueType::Integer, "2", "how many of the newest restart files to keep")
+      .at_least(1);
   s.add("diagnostics.every", ValueType::Integer, "0",
         "write a row of diagnostics.csv every this many steps; 0: with every progress line "
         "(output.progress_every)")
@@ -285,6 +288,17 @@ RunResult run_navier_stokes(const RunContext& ctx) {
       initial_field(initial, cfg.get_real("initial.amplitude"), domain, params.nu, has_exact);
   navier_stokes::set_velocity(ns, field, 0.0);
   ns.project_initial();
+  long first_step = 0;
+  if (!ctx.restart_file.empty()) {
+    first_step = read_restart(ctx.restart_file, ns, domain, cfg);
+    ctx.log.info("restarted from " + ctx.restart_file +
+                 format(" at step %.0f, ", double(first_step)) + format("t = %.9e", ns.time()));
+  }
+  const long restart_every = cfg.get_int("restart.every");
+  const long restart_at = cfg.get_int("restart.at_step");
+  const int restart_keep = static_cast<int>(cfg.get_int("restart.keep"));
+  const std::string restart_dir = ctx.output_dir + "/restart";
+  install_restart_signals();
 
   const double t_end = cfg.get_real("time.t_end");
   const double fixed_dt = cfg.get_real("time.dt");
@@ -352,8 +366,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     previous[c] = Field(domain, ns.velocity(c).location(), 1, "previous");
     copy(ns.velocity(c), previous[c]);
   }
-  double previous_time = 0, dudt = HUGE_VAL;
-  long previous_step = 0;
+  double previous_time = ns.time(), dudt = HUGE_VAL;
+  long previous_step = first_step;
   // When the run diverges, the velocity of the last check that passed is written out, so that
   // the user can look at what led up to it. Collective; never throws.
   const auto save_last_good = [&]() -> std::string {
@@ -377,12 +391,14 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   long poisson_total = 0;
   std::unique_ptr<FieldOutput> fields;
   double next_fields_time = fields_interval;
+  while (fields_interval > 0 && next_fields_time <= ns.time() * (1 + 1e-12))
+    next_fields_time += fields_interval;
   if (fields_every > 0 || fields_interval > 0) {
     fields = std::make_unique<FieldOutput>(domain, ctx.output_dir, ctx.config.hash());
-    fields->write(ns, 0);
+    fields->write(ns, first_step);
   }
-  Progress progress(ctx.log, t_end, every);
-  long n = 0;
+  Progress progress(ctx.log, t_end, every, ns.time());
+  long n = first_step;
   bool steady = false;
   double dt = 0, last_courant = ns.courant(fixed_dt > 0 ? fixed_dt : ns.stable_dt(cfl));
   while (ns.time() < t_end * (1 - 1e-12) && !steady) {
@@ -401,6 +417,16 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     ++n;
     poisson_total += ns.poisson_iterations();
     const bool last = ns.time() >= t_end * (1 - 1e-12);
+    const int signal = restart_signal(domain.comm());
+    if ((restart_every > 0 && n % restart_every == 0) || n == restart_at || signal != 0) {
+      const std::string written =
+          write_restart(restart_dir, ns, domain, ctx.config, n, restart_keep);
+      ctx.log.info(format("restart file for step %.0f: ", double(n)) + written);
+      if (signal == SIGTERM)
+        throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(n)) +
+                              format("(t = %.6e); continue with: undertow run ", ns.time()) +
+                              ctx.case_file + " --restart " + written);
+    }
     if (fields) {
       const bool by_step = fields_every > 0 && n % fields_every == 0;
       const bool by_time = fields_interval > 0 && ns.time() >= next_fields_time * (1 - 1e-12);
@@ -475,7 +501,16 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   f["kinetic_energy"] = ns.kinetic_energy();
   f["max_divergence"] = ns.max_divergence();
   f["max_dudt"] = dudt;
-  f["poisson_iterations_per_step"] = double(poisson_total) / std::max(n, 1L);
+  f["poisson_iterations_per_step"] = double(poisson_total) / std::max(n - first_step, 1L);
+  {
+    // Bitwise fingerprint of the final state, the same on any number of ranks: restarted and
+    // uninterrupted runs can be compared exactly.
+    std::string sums;
+    for (const auto& named : ns.state_fields())
+      sums += named.first + ":" +
+              io::checksum_text(io::field_checksum(domain.comm(), *named.second)) + " ";
+    f["state_checksum"] = sums;
+  }
   if (fields) {
     f["field_snapshots"] = fields->count();
     ctx.log.info("fields: " + std::to_string(fields->count()) + " snapshots, open " +

@@ -27,6 +27,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string output;
   std::string report;
+  std::string restart;
   bool check = false;
   int fail_on_rank = -1;
 };
@@ -37,8 +38,10 @@ po::options_description visible_options() {
                   "override a case-file key: --set section.key=value (repeatable)")(
       "output", po::value<std::string>(), "output directory (overrides output.dir)")(
       "check", po::bool_switch(), "compare with the case's reference; exit 1 on a mismatch")(
-      "report", po::value<std::string>(),
-      "write a JSON summary of the run to this file")("help,h", "print this help");
+      "report", po::value<std::string>(), "write a JSON summary of the run to this file")(
+      "restart", po::value<std::string>(),
+      "continue from this restart file (written by restart.every, restart.at_step or a signal)")(
+      "help,h", "print this help");
   return d;
 }
 
@@ -75,6 +78,8 @@ bool parse_run_options(const Communicator& comm, const std::vector<std::string>&
     opt.output = vm["output"].as<std::string>();
   if (vm.count("report"))
     opt.report = vm["report"].as<std::string>();
+  if (vm.count("restart"))
+    opt.restart = vm["restart"].as<std::string>();
   opt.check = vm["check"].as<bool>();
   if (vm.count("fail-on-rank"))
     opt.fail_on_rank = vm["fail-on-rank"].as<int>();
@@ -138,7 +143,7 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
     throw Error("failure injected with --fail-on-rank " + std::to_string(opt.fail_on_rank) +
                 " (testing aid)");
 
-  const RunContext context{config, opt.case_file, domain, log, output_dir, opt.check};
+  const RunContext context{config, opt.case_file, domain, log, output_dir, opt.check, opt.restart};
   RunResult result = model.run(context);
 
   log.info("time per phase (over ranks):");

@@ -519,6 +519,21 @@ void NavierStokes::cell_mask(Field& out) const {
   }
 }
 
+std::vector<std::pair<std::string, Field*>> NavierStokes::state_fields() {
+  std::vector<std::pair<std::string, Field*>> out;
+  for (int c = 0; c < m_domain.dim(); ++c)
+    out.push_back({std::string(1, "uvw"[c]), &m_u[c]});
+  out.push_back({"psi", &m_psi});
+  out.push_back({"p", &m_p});
+  return out;
+}
+
+void NavierStokes::restore_clock(double time, long steps, double psi_scale) {
+  m_time = time;
+  m_steps = steps;
+  m_psi_scale = psi_scale;
+}
+
 double NavierStokes::probe(const Field& f, const std::array<double, 3>& x) const {
   const FieldLayout& l = f.layout();
   double value = 0;

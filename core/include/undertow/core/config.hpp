@@ -111,6 +111,8 @@ class Config {
   /// The effective configuration as an INI file that reproduces this run: keys the user gave are
   /// set, every other key is listed as a comment with its default.
   std::string to_ini() const;
+  /// Every key with its effective value as text, sorted by key.
+  const std::map<std::string, std::string>& entries() const { return m_values; }
   /// One line per key with its origin, for the start-of-run log.
   std::string describe() const;
   /// FNV-1a hash of every effective key = value, as 16 hex digits: identifies the configuration

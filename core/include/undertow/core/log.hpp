@@ -82,4 +82,8 @@ double estimate_eta(double elapsed, double t_start, double time, double t_end);
 /// "1:02:03" from seconds.
 std::string format_duration(double seconds);
 
+/// printf-style formatting of up to three numbers into a string, e.g.
+/// format("t = %.3e, dt = %.2e", t, dt). The conversions must all be for doubles. Not collective.
+std::string format(const char* fmt, double a, double b = 0, double c = 0);
+
 } // namespace undertow

@@ -21,6 +21,14 @@
 namespace undertow {
 namespace io {
 
+/// A checksum of the owned values of `f` that does not depend on the decomposition: the sum
+/// modulo 2^64 of a 64-bit mix of each value's bits and its global index. Bitwise-equal fields
+/// give equal checksums on any number of ranks. Collective.
+std::uint64_t field_checksum(const Communicator& comm, const Field& f);
+
+/// The checksum as 16 hex digits.
+std::string checksum_text(std::uint64_t checksum);
+
 class FieldFile {
  public:
   enum class Mode { Create, Read };
@@ -42,9 +50,8 @@ class FieldFile {
   /// the values do not match the stored checksum (a corrupted file). Collective.
   void read(const std::string& name, Field& f) const;
 
-  /// A checksum of the owned values of `f` that does not depend on the decomposition: the sum
-  /// modulo 2^64 of a 64-bit mix of each value's bits and its global index. Collective.
-  std::uint64_t checksum(const Field& f) const;
+  /// field_checksum over this file's communicator. Collective.
+  std::uint64_t checksum(const Field& f) const { return field_checksum(m_domain.comm(), f); }
 
   /// Scalar attributes of the file's root group (same value on every rank). Collective.
   void set_attribute(const std::string& name, double value);

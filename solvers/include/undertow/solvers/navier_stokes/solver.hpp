@@ -85,6 +85,15 @@ class NavierStokes {
 
   double time() const { return m_time; }
   long steps() const { return m_steps; }
+
+  /// Everything that determines the next steps, as named fields: the velocity ("u", "v", "w" on
+  /// the MAC faces), the projection potential "psi" (the next pressure solve's initial guess, so
+  /// that a restarted run repeats the same iterations) and the pressure "p". With time(),
+  /// steps() and psi_scale() they make a restart bitwise exact. Not collective.
+  std::vector<std::pair<std::string, Field*>> state_fields();
+  double psi_scale() const { return m_psi_scale; }
+  /// Sets the clock after state_fields() were loaded from a restart. Not collective.
+  void restore_clock(double time, long steps, double psi_scale);
   /// "cg + hypre": the pressure solver's method after options. Not collective.
   std::string pressure_method() const { return m_poisson.method(); }
   /// Force of the fluid on each obstacle over the last step, per unit density [m^4/s^2 in 3D,

@@ -1,0 +1,151 @@
+#include "restart.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
+#include "undertow/core/version.hpp"
+#include "undertow/io/field_file.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <vector>
+
+namespace undertow {
+
+namespace {
+
+const char* kFormat = "undertow restart";
+const double kFormatVersion = 1;
+
+bool defines_the_case(const std::string& key) {
+  for (const char* prefix : {"case.model", "domain.", "fluid.", "boundary.", "obstacle"})
+    if (key.rfind(prefix, 0) == 0)
+      return true;
+  return false;
+}
+
+/// "key = value" lines of `signature` as a map.
+std::map<std::string, std::string> parse(const std::string& signature) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(signature);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find(" = ");
+    if (eq != std::string::npos)
+      out[line.substr(0, eq)] = line.substr(eq + 3);
+  }
+  return out;
+}
+
+std::vector<std::filesystem::path> restart_files(const std::string& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("restart_", 0) == 0 && entry.path().extension() == ".h5")
+      files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end()); // zero-padded steps: oldest first
+  return files;
+}
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void remember_signal(int signal) {
+  if (g_signal != SIGTERM) // SIGTERM is not overridden by a later SIGUSR1
+    g_signal = signal;
+}
+
+} // namespace
+
+void install_restart_signals() {
+  std::signal(SIGUSR1, remember_signal);
+  std::signal(SIGTERM, remember_signal);
+}
+
+int restart_signal(const Communicator& comm) {
+  const long long mine = g_signal == SIGTERM ? 2 : g_signal == SIGUSR1 ? 1 : 0;
+  g_signal = 0;
+  const long long any = comm.max(mine);
+  return any == 2 ? SIGTERM : any == 1 ? SIGUSR1 : 0;
+}
+
+std::string case_signature(const Config& config) {
+  std::string out;
+  for (const auto& kv : config.entries())
+    if (defines_the_case(kv.first))
+      out += kv.first + " = " + kv.second + "\n";
+  return out;
+}
+
+std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
+                          const Domain& domain, const Config& config, long step, int keep) {
+  run_on_root(domain.comm(), [&] { std::filesystem::create_directories(dir); });
+  char name[64];
+  std::snprintf(name, sizeof name, "/restart_%09ld.h5", step);
+  const std::string path = dir + name;
+  io::FieldFile file(domain, path, io::FieldFile::Mode::Create);
+  for (const auto& named : ns.state_fields())
+    file.write(named.first, *named.second);
+  file.set_attribute("format", kFormat);
+  file.set_attribute("format_version", kFormatVersion);
+  file.set_attribute("undertow_version", UNDERTOW_VERSION_STRING);
+  file.set_attribute("model", "navier_stokes");
+  file.set_attribute("case_signature", case_signature(config));
+  file.set_attribute("config_hash", config.hash());
+  file.set_attribute("step", double(step));
+  file.set_attribute("time", ns.time());
+  file.set_attribute("solver_steps", double(ns.steps()));
+  file.set_attribute("psi_scale", ns.psi_scale());
+  file.commit();
+  run_on_root(domain.comm(), [&] {
+    const auto files = restart_files(dir);
+    for (std::size_t i = 0; i + static_cast<std::size_t>(std::max(keep, 1)) < files.size(); ++i)
+      std::filesystem::remove(files[i]);
+  });
+  return path;
+}
+
+long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, const Domain& domain,
+                  const Config& config) {
+  const bool exists = domain.comm().max(static_cast<long long>(domain.comm().is_root() &&
+                                                               std::filesystem::exists(path))) > 0;
+  if (!exists)
+    throw ConfigError("--restart " + path + ": no such file. Restart files are written to " +
+                      "<output>/restart/ (restart.every, restart.at_step, or SIGUSR1/SIGTERM).");
+  try {
+    io::FieldFile file(domain, path, io::FieldFile::Mode::Read);
+    if (!file.has_attribute("format") || file.string_attribute("format") != kFormat)
+      throw CollectiveError("it is an HDF5 file but not an undertow restart file (no 'format = " +
+                            std::string(kFormat) + "' attribute)");
+    const double version = file.real_attribute("format_version");
+    if (version != kFormatVersion)
+      throw CollectiveError(format("its restart format version is %g, ", version) +
+                            "this undertow (" + UNDERTOW_VERSION_STRING + ") reads version " +
+                            format("%g", kFormatVersion) +
+                            "; continue the run with the undertow that wrote it");
+    const auto theirs = parse(file.string_attribute("case_signature"));
+    const auto ours = parse(case_signature(config));
+    std::string differences;
+    for (const auto& kv : ours) {
+      const auto it = theirs.find(kv.first);
+      const std::string there = it == theirs.end() ? "(absent)" : it->second;
+      if (there != kv.second)
+        differences += "\n  " + kv.first + " = " + there + " in the file, " + kv.second + " here";
+    }
+    if (!differences.empty())
+      throw CollectiveError("it belongs to another case or grid:" + differences +
+                            "\nRestart with the case file that wrote it (solver, time and "
+                            "output keys may change, these may not)");
+    for (const auto& named : ns.state_fields())
+      file.read(named.first, *named.second);
+    ns.restore_clock(file.real_attribute("time"),
+                     static_cast<long>(file.real_attribute("solver_steps")),
+                     file.real_attribute("psi_scale"));
+    return static_cast<long>(file.real_attribute("step"));
+  } catch (const CollectiveError& e) {
+    throw ConfigError("restart file " + path + ": " + e.what());
+  }
+}
+
+} // namespace undertow
