@@ -93,6 +93,9 @@ std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& n
   file.set_attribute("model", "navier_stokes");
   file.set_attribute("case_signature", case_signature(config));
   file.set_attribute("config_hash", config.hash());
+  file.set_attribute("config", config.to_ini());
+  file.set_attribute("units", "SI: lengths m, time s, velocity m/s, pressure p/rho m^2/s^2; psi = "
+                              "psi_scale * p, psi_scale = stage weight * dt [s]");
   file.set_attribute("step", double(step));
   file.set_attribute("time", ns.time());
   file.set_attribute("solver_steps", double(ns.steps()));

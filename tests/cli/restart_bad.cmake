@@ -1,7 +1,7 @@
 # A damaged or mismatched restart file is refused with exit code 2 and a message that names the
 # file and the problem. KIND picks the damage, made from the good restart file GOOD:
 #   missing, not_hdf5, truncated, corrupted (a value changed: checksum), version, case, grid.
-# cmake -DKIND=... -DGOOD=... -DUNDERTOW=... -DH5EDIT=... -DCYLINDER=... -DCAVITY=... -DWORK=...
+# cmake -DKIND=... -DGOOD=... -DMPI=<mpiexec|-n> -DRANKS=<n> -DUNDERTOW=... -DH5EDIT=... -DCYLINDER=... -DCAVITY=... -DWORK=...
 #       -P restart_bad.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -37,7 +37,8 @@ elseif(KIND STREQUAL "grid")
   set(extra --set "domain.cells=100 21" --set time.dt=0.004)
   set(expect "belongs to another case or grid:.*domain.cells = 110 21 in the file, 100 21 here")
 endif()
-execute_process(COMMAND ${UNDERTOW} run ${case} ${extra} --set time.t_end=0.08 --restart ${file}
+string(REPLACE "|" ";" mpi "${MPI}")
+execute_process(COMMAND ${mpi} ${RANKS} ${UNDERTOW} run ${case} ${extra} --set time.t_end=0.08 --restart ${file}
                         --output ${WORK}/out
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 120)
 if(NOT rc EQUAL 2)
