@@ -420,7 +420,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     const int signal = restart_signal(domain.comm());
     if ((restart_every > 0 && n % restart_every == 0) || n == restart_at || signal != 0) {
       const std::string written =
-          write_restart(restart_dir, ns, domain, ctx.config, n, restart_keep);
+          write_restart(restart_dir, ns, domain, ctx.config, n, restart_keep, dt);
       ctx.log.info(format("restart file for step %.0f: ", double(n)) + written);
       if (signal == SIGTERM)
         throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(n)) +

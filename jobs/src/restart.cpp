@@ -79,7 +79,8 @@ std::string case_signature(const Config& config) {
 }
 
 std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
-                          const Domain& domain, const Config& config, long step, int keep) {
+                          const Domain& domain, const Config& config, long step, int keep,
+                          double dt) {
   run_on_root(domain.comm(), [&] { std::filesystem::create_directories(dir); });
   char name[64];
   std::snprintf(name, sizeof name, "/restart_%09ld.h5", step);
@@ -98,6 +99,7 @@ std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& n
                               "psi_scale * p, psi_scale = stage weight * dt [s]");
   file.set_attribute("step", double(step));
   file.set_attribute("time", ns.time());
+  file.set_attribute("dt", dt);
   file.set_attribute("solver_steps", double(ns.steps()));
   file.set_attribute("psi_scale", ns.psi_scale());
   file.commit();

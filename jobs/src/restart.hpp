@@ -17,9 +17,12 @@ namespace undertow {
 std::string case_signature(const Config& config);
 
 /// Writes <dir>/restart_<step>.h5 (temporary name, then rename) and removes all but the newest
-/// `keep` restart files of `dir`. Returns the path. Collective.
+/// `keep` restart files of `dir`. `dt` is the last step's dt [s], recorded for the user (a
+/// restarted run takes its dt from time.dt or the CFL condition, as the original did). Returns
+/// the path. Collective.
 std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
-                          const Domain& domain, const Config& config, long step, int keep);
+                          const Domain& domain, const Config& config, long step, int keep,
+                          double dt);
 
 /// Installs handlers for SIGUSR1 (write a restart file at the next step and go on) and SIGTERM
 /// (write one and stop). Not collective.
