@@ -15,6 +15,9 @@ namespace jobs {
 namespace {
 
 RunResult run_advection_diffusion(const RunContext& ctx) {
+  if (!ctx.restart_file.empty())
+    throw ConfigError("--restart: the advection_diffusion model has no restart files (only "
+                      "navier_stokes has); run it from its initial condition.");
   const Config& cfg = ctx.config;
   const auto params = scalar::AdvectionDiffusionParams::from_config(cfg, ctx.domain.dim());
   scalar::AdvectionDiffusion solver(ctx.domain, params);
