@@ -479,7 +479,10 @@ RunResult run_navier_stokes(const RunContext& ctx) {
         continue;
       progress.update(
           n, ns.time(), dt,
-          format("CFL %.3f  Poisson its %2.0f  KE %.5e", courant, ns.poisson_iterations(), ke) +
+          // time.cfl is a fraction of the SSP-RK3 limit sqrt(3): print the Courant number and
+          // that fraction, so that the line and the case file speak the same language.
+          format("CFL %.3f (%.2f of the advective limit)", courant, courant / std::sqrt(3.0)) +
+              format("  Poisson its %2.0f  KE %.5e", ns.poisson_iterations(), ke) +
               format("  max|div u| %.1e  max|du/dt| %.2e", div, dudt) + forces_text,
           true);
     }
