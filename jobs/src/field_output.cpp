@@ -42,18 +42,21 @@ void FieldOutput::write(navier_stokes::NavierStokes& ns, long step) {
   char name[64];
   std::snprintf(name, sizeof name, "fields/fields_%09ld.h5", step);
   io::FieldFile file(m_domain, m_dir + "/" + name, io::FieldFile::Mode::Create);
+  // In the order of cell_datasets(): velocity components, pressure, vorticity, mask.
+  const std::vector<std::string> names = cell_datasets(dim);
+  std::size_t next = 0;
   for (int c = 0; c < dim; ++c) {
     ns.cell_velocity(c, m_cell);
-    file.write(std::string("velocity_") + kAxes[c], m_cell);
+    file.write(names[next++], m_cell);
   }
   copy(ns.pressure(), m_cell);
-  file.write("pressure", m_cell);
+  file.write(names[next++], m_cell);
   for (int a = dim == 2 ? 2 : 0; a < 3; ++a) {
     ns.cell_vorticity(a, m_cell);
-    file.write(dim == 2 ? std::string("vorticity") : std::string("vorticity_") + kAxes[a], m_cell);
+    file.write(names[next++], m_cell);
   }
   ns.cell_mask(m_cell);
-  file.write("mask", m_cell);
+  file.write(names[next++], m_cell);
   const char* raw[3] = {"u_faces", "v_faces", "w_faces"};
   for (int c = 0; c < dim; ++c)
     file.write(raw[c], ns.velocity(c));

@@ -4,6 +4,7 @@
 #include "undertow/core/log.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/field_file.hpp"
+#include "undertow/io/files.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -81,7 +82,7 @@ std::string case_signature(const Config& config) {
 std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
                           const Domain& domain, const Config& config, long step, int keep,
                           double dt) {
-  run_on_root(domain.comm(), [&] { std::filesystem::create_directories(dir); });
+  run_on_root(domain.comm(), [&] { io::make_directories(dir); });
   char name[64];
   std::snprintf(name, sizeof name, "/restart_%09ld.h5", step);
   const std::string path = dir + name;

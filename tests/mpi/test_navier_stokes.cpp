@@ -198,26 +198,39 @@ TEST(NavierStokes, PoiseuilleInAPeriodicChannelIsExact) {
   EXPECT_LT(max_velocity_error(ns, exact, 1.0), 1e-12 * peak);
 }
 
-TEST(NavierStokes, PoiseuilleFromInflowToOutflowIsExact) {
-  // Parabolic inflow (peak U) at x = 0, outflow at x = L, walls at y = 0 and H: the profile is
-  // carried unchanged and the pressure falls linearly, dp/dx = -8 nu U / H^2.
-  const auto& comm = world();
-  const double nu = 0.05, U = 1.0, H = 1.0, L = 3.0;
-  const VelocityFunction exact = [&](int c, double, double y, double, double) {
-    return c == 0 ? 4 * U * y * (H - y) / (H * H) : 0.0;
-  };
-  const Domain d(comm, box(2, {24, 12, 1}, {L, H, 1}, {false, false, false}));
-  NavierStokesParams p;
-  p.nu = nu;
-  p.pressure.rtol = 1e-13;
-  p.boundaries.face[0].kind = BoundaryKind::Inflow;
-  p.boundaries.face[0].velocity[0] = U;
-  p.boundaries.face[0].profile = InflowProfile::Parabolic;
-  p.boundaries.face[1].kind = BoundaryKind::Outflow;
-  NavierStokes ns(d, p);
-  set_velocity(ns, exact, 0.0);
+/// A channel L x H = 3 x 1 on 24 x 12 cells: parabolic inflow (peak U) at x = 0, walls at y = 0
+/// and H, and `outlet` at x = L. Starts from the exact profile and runs 50 steps to t = 0.5.
+constexpr double kChannelNu = 0.05, kChannelU = 1.0, kChannelH = 1.0, kChannelL = 3.0;
+
+double channel_profile(int c, double, double y, double, double) {
+  return c == 0 ? 4 * kChannelU * y * (kChannelH - y) / (kChannelH * kChannelH) : 0.0;
+}
+
+void run_channel(NavierStokes& ns) {
+  set_velocity(ns, channel_profile, 0.0);
   ns.project_initial();
   run(ns, 0.5, 50);
+}
+
+NavierStokesParams channel_params(BoundaryKind outlet) {
+  NavierStokesParams p;
+  p.nu = kChannelNu;
+  p.pressure.rtol = 1e-13;
+  p.boundaries.face[0].kind = BoundaryKind::Inflow;
+  p.boundaries.face[0].velocity[0] = kChannelU;
+  p.boundaries.face[0].profile = InflowProfile::Parabolic;
+  p.boundaries.face[1].kind = outlet;
+  return p;
+}
+
+TEST(NavierStokes, PoiseuilleFromInflowToOutflowIsExact) {
+  // The profile is carried unchanged and the pressure falls linearly, dp/dx = -8 nu U / H^2.
+  const auto& comm = world();
+  const double nu = kChannelNu, U = kChannelU, H = kChannelH, L = kChannelL;
+  const VelocityFunction exact = channel_profile;
+  const Domain d(comm, box(2, {24, 12, 1}, {L, H, 1}, {false, false, false}));
+  NavierStokes ns(d, channel_params(BoundaryKind::Outflow));
+  run_channel(ns);
   EXPECT_LT(max_velocity_error(ns, exact, 0.5), 1e-10 * U);
   EXPECT_LT(ns.max_divergence(), 1e-9);
   // Pressure gradient between every pair of neighbouring cells along x.
@@ -236,23 +249,13 @@ TEST(NavierStokes, PoiseuilleFromInflowToOutflowIsExact) {
 TEST(NavierStokes, PoiseuilleThroughAConvectiveOutflowIsExact) {
   // The parabolic profile does not change along x, so du/dt + U_c du/dx = 0 holds at the outlet.
   const auto& comm = world();
-  const double nu = 0.05, U = 1.0, H = 1.0, L = 3.0;
-  const VelocityFunction exact = [&](int c, double, double y, double, double) {
-    return c == 0 ? 4 * U * y * (H - y) / (H * H) : 0.0;
-  };
-  const Domain d(comm, box(2, {24, 12, 1}, {L, H, 1}, {false, false, false}));
-  NavierStokesParams p;
-  p.nu = nu;
-  p.pressure.rtol = 1e-13;
-  p.boundaries.face[0].kind = BoundaryKind::Inflow;
-  p.boundaries.face[0].velocity[0] = U;
-  p.boundaries.face[0].profile = InflowProfile::Parabolic;
-  p.boundaries.face[1].kind = BoundaryKind::Convective;
-  p.boundaries.face[1].velocity[0] = 2.0 / 3.0 * U;
+  const double U = kChannelU;
+  const VelocityFunction exact = channel_profile;
+  const Domain d(comm, box(2, {24, 12, 1}, {kChannelL, kChannelH, 1}, {false, false, false}));
+  NavierStokesParams p = channel_params(BoundaryKind::Convective);
+  p.boundaries.face[1].velocity[0] = 2.0 / 3.0 * U; // the mean velocity
   NavierStokes ns(d, p);
-  set_velocity(ns, exact, 0.0);
-  ns.project_initial();
-  run(ns, 0.5, 50);
+  run_channel(ns);
   EXPECT_LT(max_velocity_error(ns, exact, 0.5), 1e-10 * U);
   EXPECT_LT(ns.max_divergence(), 1e-9);
 }

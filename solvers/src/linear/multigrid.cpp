@@ -171,6 +171,9 @@ struct GeometricMultigrid::Level {
   const Domain* domain = nullptr;
   Field x, b, r;
   Field inv_diag; ///< 1 / diagonal of -L, boundary faces included
+  /// Host copies of b and x (the views themselves on host memory spaces), for the gathers and the
+  /// coarsest solve, allocated once.
+  FieldView::HostMirror b_host, x_host;
   std::unique_ptr<HaloPlan> halo;
   CellLaplacian op;
 };
@@ -199,6 +202,8 @@ GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec
     level->b = Field(d, Location::Cell, 1, tag + "::b");
     level->r = Field(d, Location::Cell, 1, tag + "::r");
     level->halo = std::make_unique<HaloPlan>(d, Location::Cell, 1);
+    level->b_host = Kokkos::create_mirror_view(level->b.view());
+    level->x_host = Kokkos::create_mirror_view(level->x.view());
     level->op = make_cell_laplacian(d, level->x.layout(), spec.faces);
     level->inv_diag = Field(d, Location::Cell, 1, tag + "::inv_diag");
     {
@@ -214,6 +219,9 @@ GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec
     m_levels.push_back(std::move(level));
   }
   setup_coarsest();
+  for (std::size_t l = 1; l < m_plan.levels.size(); ++l)
+    if (m_plan.levels[l].gathered && !m_plan.levels[l - 1].gathered)
+      setup_gather(*m_levels[l - 1]->domain);
 }
 
 GeometricMultigrid::~GeometricMultigrid() = default;
@@ -266,7 +274,7 @@ void GeometricMultigrid::setup_coarsest() {
 }
 
 void GeometricMultigrid::solve_coarsest(Level& level) {
-  auto b = Kokkos::create_mirror_view(level.b.view());
+  const auto& b = level.b_host;
   Kokkos::deep_copy(b, level.b.view());
   const IndexSpace& own = level.b.owned();
   std::size_t cell = 0;
@@ -288,7 +296,7 @@ void GeometricMultigrid::solve_coarsest(Level& level) {
   for (double v : m_direct_rhs)
     x_mean += v;
   x_mean = m_singular ? x_mean / double(cell) : 0.0;
-  auto x = Kokkos::create_mirror_view(level.x.view());
+  const auto& x = level.x_host;
   cell = 0;
   for (long k = own.begin[2]; k < own.end[2]; ++k)
     for (long j = own.begin[1]; j < own.end[1]; ++j)
@@ -489,48 +497,54 @@ void GeometricMultigrid::restrict_to(int coarse, Field& fine_r, Field& coarse_b)
     restrict_kernel<3>(t, fine_r.view(), coarse_b.view(), coarse_b.owned());
 }
 
-void GeometricMultigrid::gather(Level& from, Level& to) {
-  // Every rank's owned box of `from.b`, x fastest, concatenated in rank order, then unpacked
-  // into the whole grid of `to.b` on every rank.
-  const Domain& d = *from.domain;
-  const Communicator& comm = d.comm();
-  auto src = Kokkos::create_mirror_view(from.b.view());
-  Kokkos::deep_copy(src, from.b.view());
-  const IndexSpace& own = from.b.owned();
-  std::vector<double> mine;
-  mine.reserve(static_cast<std::size_t>(own.size()));
-  for (long k = own.begin[2]; k < own.end[2]; ++k)
-    for (long j = own.begin[1]; j < own.end[1]; ++j)
-      for (long i = own.begin[0]; i < own.end[0]; ++i)
-        mine.push_back(src(i, j, k));
-  std::vector<int> counts(static_cast<std::size_t>(comm.size())), displs(counts.size());
-  std::vector<std::array<int, 3>> coords(counts.size());
+void GeometricMultigrid::setup_gather(const Domain& d) {
+  // Every rank's owned box, x fastest, concatenated in rank order: counts, displacements and
+  // boxes, fixed for the life of the hierarchy.
+  GatherPlan& g = m_gather;
+  const std::size_t n = static_cast<std::size_t>(d.comm().size());
+  g.counts.assign(n, 0);
+  g.displs.assign(n, 0);
+  g.begin.assign(n, {0, 0, 0});
+  g.end.assign(n, {0, 0, 0});
   for (int cz = 0; cz < d.ranks_along(2); ++cz)
     for (int cy = 0; cy < d.ranks_along(1); ++cy)
       for (int cx = 0; cx < d.ranks_along(0); ++cx) {
-        const int r = d.rank_of({cx, cy, cz});
-        coords[static_cast<std::size_t>(r)] = {cx, cy, cz};
-        counts[static_cast<std::size_t>(r)] =
-            static_cast<int>(d.cell_count(0, cx) * d.cell_count(1, cy) * d.cell_count(2, cz));
+        const std::size_t r = static_cast<std::size_t>(d.rank_of({cx, cy, cz}));
+        const int c[3] = {cx, cy, cz};
+        long count = 1;
+        for (int a = 0; a < 3; ++a) {
+          g.begin[r][a] = d.cell_offset(a, c[a]);
+          g.end[r][a] = g.begin[r][a] + d.cell_count(a, c[a]);
+          count *= d.cell_count(a, c[a]);
+        }
+        g.counts[r] = static_cast<int>(count);
       }
-  std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
-  std::vector<double> all(static_cast<std::size_t>(displs.back() + counts.back()));
-  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(),
-                 displs.data(), MPI_DOUBLE, comm.raw());
-  auto dst = Kokkos::create_mirror_view(to.b.view());
-  const long shift[3] = {-to.b.layout().global_offset[0], -to.b.layout().global_offset[1],
-                         -to.b.layout().global_offset[2]};
-  for (std::size_t r = 0; r < counts.size(); ++r) {
-    std::size_t p = static_cast<std::size_t>(displs[r]);
-    const auto& c = coords[r];
-    const long o0 = d.cell_offset(0, c[0]), o1 = d.cell_offset(1, c[1]),
-               o2 = d.cell_offset(2, c[2]);
-    for (long k = o2; k < o2 + d.cell_count(2, c[2]); ++k)
-      for (long j = o1; j < o1 + d.cell_count(1, c[1]); ++j)
-        for (long i = o0; i < o0 + d.cell_count(0, c[0]); ++i)
-          dst(i + shift[0], j + shift[1], k + shift[2]) = all[p++];
+  std::partial_sum(g.counts.begin(), g.counts.end() - 1, g.displs.begin() + 1);
+  g.mine.assign(static_cast<std::size_t>(g.counts[static_cast<std::size_t>(d.comm().rank())]), 0);
+  g.all.assign(static_cast<std::size_t>(g.displs.back() + g.counts.back()), 0.0);
+}
+
+void GeometricMultigrid::gather(Level& from, Level& to) {
+  // This rank's owned box of `from.b`, to every rank, unpacked into the whole grid of `to.b`.
+  GatherPlan& g = m_gather;
+  Kokkos::deep_copy(from.b_host, from.b.view());
+  const IndexSpace& own = from.b.owned();
+  std::size_t p = 0;
+  for (long k = own.begin[2]; k < own.end[2]; ++k)
+    for (long j = own.begin[1]; j < own.end[1]; ++j)
+      for (long i = own.begin[0]; i < own.end[0]; ++i)
+        g.mine[p++] = from.b_host(i, j, k);
+  MPI_Allgatherv(g.mine.data(), static_cast<int>(g.mine.size()), MPI_DOUBLE, g.all.data(),
+                 g.counts.data(), g.displs.data(), MPI_DOUBLE, from.domain->comm().raw());
+  const auto& shift = to.b.layout().global_offset;
+  for (std::size_t r = 0; r < g.counts.size(); ++r) {
+    p = static_cast<std::size_t>(g.displs[r]);
+    for (long k = g.begin[r][2]; k < g.end[r][2]; ++k)
+      for (long j = g.begin[r][1]; j < g.end[r][1]; ++j)
+        for (long i = g.begin[r][0]; i < g.end[r][0]; ++i)
+          to.b_host(i - shift[0], j - shift[1], k - shift[2]) = g.all[p++];
   }
-  Kokkos::deep_copy(to.b.view(), dst);
+  Kokkos::deep_copy(to.b.view(), to.b_host);
 }
 
 void GeometricMultigrid::scatter(Level& from, Level& to) {

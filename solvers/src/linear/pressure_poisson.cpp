@@ -67,7 +67,6 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
 
   check_petsc(DMCreateMatrix(m_da, &m_matrix), "DMCreateMatrix");
   check_petsc(MatSetOption(m_matrix, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE), "MatSetOption");
-  bool any_dirichlet = false;
   for (int a = 0; a < dim; ++a) {
     const double inv_h2 = 1.0 / (domain.spacing(a) * domain.spacing(a));
     for (PetscInt k = start[2]; k < start[2] + width[2]; ++k)
@@ -88,7 +87,6 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
                 const PetscScalar value = 2.0 * inv_h2;
                 check_petsc(MatSetValuesStencil(m_matrix, 1, &row, 1, &row, &value, ADD_VALUES),
                             "MatSetValuesStencil");
-                any_dirichlet = true;
               }
               continue;
             }
@@ -104,9 +102,7 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
   }
   check_petsc(MatAssemblyBegin(m_matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   check_petsc(MatAssemblyEnd(m_matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
-  // The Dirichlet decision is global: every rank must agree on singularity.
-  any_dirichlet = domain.comm().max(static_cast<long long>(any_dirichlet)) > 0;
-  if (!any_dirichlet) {
+  if (is_singular(domain, spec.faces)) {
     check_petsc(MatNullSpaceCreate(comm, PETSC_TRUE, 0, nullptr, &m_null), "MatNullSpaceCreate");
     check_petsc(MatSetNullSpace(m_matrix, m_null), "MatSetNullSpace");
   }

@@ -97,6 +97,7 @@ class GeometricMultigrid {
   void vcycle(int l);
   void smooth(Level& level, int colour);
   void residual(Level& level);
+  void setup_gather(const Domain& distributed);
   void gather(Level& from, Level& to);
   void scatter(Level& from, Level& to);
   void solve_coarsest(Level& level);
@@ -112,6 +113,13 @@ class GeometricMultigrid {
   std::unique_ptr<BandedCholesky> m_direct;
   std::vector<long> m_direct_index; ///< band ordering of each cell of the coarsest grid
   std::vector<double> m_direct_rhs;
+  /// The allgather onto the first gathered level: rank-ordered counts, displacements and owned
+  /// boxes (global cell ranges), and the buffers, all sized once.
+  struct GatherPlan {
+    std::vector<int> counts, displs;
+    std::vector<std::array<long, 3>> begin, end;
+    std::vector<double> mine, all;
+  } m_gather;
   Communicator m_self; ///< MPI_COMM_SELF, for gathered levels
 };
 
