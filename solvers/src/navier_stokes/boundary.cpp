@@ -107,5 +107,16 @@ bool BoundarySet::fixes_normal_velocity(int axis, int side) const {
   return k == BoundaryKind::Wall || k == BoundaryKind::Slip || k == BoundaryKind::Inflow;
 }
 
+Profile profile_of(const Domain& d, const FaceBoundary& b, int normal) {
+  Profile p{};
+  for (int t = 0; t < 3; ++t) {
+    p.origin[t] = d.spec().origin[t];
+    p.length[t] = d.spec().length[t];
+    p.parabolic[t] =
+        b.profile == InflowProfile::Parabolic && t != normal && t < d.dim() && !d.periodic(t);
+  }
+  return p;
+}
+
 } // namespace navier_stokes
 } // namespace undertow

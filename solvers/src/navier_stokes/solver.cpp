@@ -85,42 +85,6 @@ void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space) 
 }
 const char* kNames[3] = {"ns::u", "ns::v", "ns::w"};
 
-/// Where the parabolic inflow factor 4 s (1 - s) applies, per axis.
-struct Profile {
-  double origin[3];
-  double length[3];
-  int parabolic[3];
-
-  KOKKOS_INLINE_FUNCTION double factor(const GridGeometry& g, long i, long j, long k) const {
-    const long idx[3] = {i, j, k};
-    double f = 1.0;
-    for (int t = 0; t < 3; ++t)
-      if (parabolic[t]) {
-        const double s = (g.coordinate(t, idx[t]) - origin[t]) / length[t];
-        f *= 4.0 * s * (1.0 - s);
-      }
-    return f;
-  }
-};
-
-Profile profile_of(const Domain& d, const FaceBoundary& b, int normal) {
-  Profile p{};
-  for (int t = 0; t < 3; ++t) {
-    p.origin[t] = d.spec().origin[t];
-    p.length[t] = d.spec().length[t];
-    p.parabolic[t] =
-        b.profile == InflowProfile::Parabolic && t != normal && t < d.dim() && !d.periodic(t);
-  }
-  return p;
-}
-
-/// `space` reduced to one layer at index `at` along `axis`.
-IndexSpace layer(IndexSpace space, int axis, long at) {
-  space.begin[axis] = at;
-  space.end[axis] = at + 1;
-  return space;
-}
-
 linear::PoissonSpec pressure_spec(const NavierStokesParams& p) {
   linear::PoissonSpec s = p.pressure;
   s.faces = p.boundaries.pressure_faces();
@@ -397,19 +361,48 @@ void NavierStokes::project_initial() {
   m_psi_scale = 0.0;
 }
 
-void NavierStokes::step(double dt) {
+std::array<Field, 3> NavierStokes::make_velocity(const std::string& name) const {
+  std::array<Field, 3> u;
+  for (int c = 0; c < m_domain.dim(); ++c)
+    u[c] = Field(m_domain, kFaces[c], kGhost, name + "_" + "uvw"[c]);
+  return u;
+}
+
+namespace {
+
+/// dst := src (ghosts included), allocating dst like src on first use.
+void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array<Field, 3>& dst) {
+  for (int c = 0; c < domain.dim(); ++c) {
+    if (dst[c].view().data() == nullptr)
+      dst[c] = Field(domain, src[c].location(), src[c].ghost(), src[c].name() + "_tape");
+    copy(src[c], dst[c]);
+  }
+}
+
+} // namespace
+
+void NavierStokes::step(double dt, StepTape* tape) {
   m_poisson_iterations = 0;
   for (auto& f : m_forces)
     f = {0.0, 0.0, 0.0};
   // SSP-RK3 (Shu & Osher 1988) with a projection after every stage. The weights of the three
   // Euler steps in the final combination, 1/6, 1/6 and 2/3, also weight their forces.
   prepare(m_u);
+  if (tape) {
+    tape->time = m_time;
+    tape->dt = dt;
+    keep_copy(m_domain, m_u, tape->u0);
+  }
   euler_combination(0.0, m_u, 1.0, m_u, dt, m_stage1, 1.0 / 6.0);
   project(m_stage1, dt);
   prepare(m_stage1);
+  if (tape)
+    keep_copy(m_domain, m_stage1, tape->stage1);
   euler_combination(0.75, m_u, 0.25, m_stage1, dt, m_stage2, 1.0 / 6.0);
   project(m_stage2, 0.25 * dt);
   prepare(m_stage2);
+  if (tape)
+    keep_copy(m_domain, m_stage2, tape->stage2);
   euler_combination(1.0 / 3.0, m_u, 2.0 / 3.0, m_stage2, dt, m_u, 2.0 / 3.0);
   project(m_u, 2.0 / 3.0 * dt);
   {
@@ -423,6 +416,8 @@ void NavierStokes::step(double dt) {
   }
   m_time += dt;
   ++m_steps;
+  if (tape)
+    tape->forces = m_forces;
 }
 
 double NavierStokes::max_divergence() {

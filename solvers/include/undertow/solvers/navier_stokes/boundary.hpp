@@ -63,5 +63,35 @@ struct BoundarySet {
 
 std::string to_string(BoundaryKind kind);
 
+/// Where the parabolic inflow factor 4 s (1 - s) applies on one face, per axis; callable on the
+/// device.
+struct Profile {
+  double origin[3];
+  double length[3];
+  int parabolic[3];
+
+  /// The factor at the face point with local indices (i, j, k) of geometry `g` (1 if uniform).
+  KOKKOS_INLINE_FUNCTION double factor(const GridGeometry& g, long i, long j, long k) const {
+    const long idx[3] = {i, j, k};
+    double f = 1.0;
+    for (int t = 0; t < 3; ++t)
+      if (parabolic[t]) {
+        const double s = (g.coordinate(t, idx[t]) - origin[t]) / length[t];
+        f *= 4.0 * s * (1.0 - s);
+      }
+    return f;
+  }
+};
+
+/// The profile of face `b` whose normal is axis `normal`.
+Profile profile_of(const Domain& d, const FaceBoundary& b, int normal);
+
+/// `space` reduced to one layer at index `at` along `axis`.
+inline IndexSpace layer(IndexSpace space, int axis, long at) {
+  space.begin[axis] = at;
+  space.end[axis] = at + 1;
+  return space;
+}
+
 } // namespace navier_stokes
 } // namespace undertow

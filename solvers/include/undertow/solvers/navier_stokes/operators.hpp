@@ -92,7 +92,7 @@ KOKKOS_INLINE_FUNCTION double edge_vorticity(const Velocity& v, int a, const dou
 /// Vorticity component a at the centre of cell (i, j, k): the mean of the four edge values
 /// around the cell (edges at the cell's lower and upper sides along b and c).
 KOKKOS_INLINE_FUNCTION double cell_centre_vorticity(const Velocity& v, int a, const double inv_h[3],
-                                             long i, long j, long k) {
+                                                    long i, long j, long k) {
   const int b = (a + 1) % 3, c = (a + 2) % 3;
   double sum = 0.0;
   for (int sb = 0; sb < 2; ++sb)

@@ -28,6 +28,16 @@
 namespace undertow {
 namespace navier_stokes {
 
+/// What the adjoint of one step linearises about: the velocity at the start of the step and the
+/// two projected intermediate stages, each with its boundary values and ghosts brought up to date
+/// (as the momentum kernel read them), and the forces of the step. Filled by step() on request.
+struct StepTape {
+  std::array<Field, 3> u0, stage1, stage2;
+  double time = 0; ///< t at the start of the step [s]
+  double dt = 0;   ///< [s]
+  std::vector<std::array<double, 3>> forces;
+};
+
 struct NavierStokesParams {
   double nu = 1e-2;                          ///< kinematic viscosity [m^2/s]
   std::array<double, 3> body_force{0, 0, 0}; ///< uniform body force per unit mass [m/s^2]
@@ -59,8 +69,20 @@ class NavierStokes {
   /// Imposes the boundary conditions on the current velocity and projects it onto divergence-free
   /// fields: call after setting an initial condition. Collective.
   void project_initial();
-  /// One SSP-RK3 step of size dt [s]. Collective.
-  void step(double dt);
+  /// One SSP-RK3 step of size dt [s]. With `tape`, also copies the states the step's adjoint
+  /// needs into it (allocating its fields on first use). Collective.
+  void step(double dt, StepTape* tape = nullptr);
+  /// Boundary faces, halo exchange and ghosts of `u`: everything the stencils read. Collective.
+  void prepare(std::array<Field, 3>& u);
+  /// out := a * u0 + b * (us + dt * R(us)) on the free faces; prescribed faces keep their values.
+  /// With obstacles the Euler step is penalised implicitly, and `force_weight` times the force
+  /// it exerts is added to forces(). `us` must be prepared. Collective.
+  void euler_combination(double a, std::array<Field, 3>& u0, double b, std::array<Field, 3>& us,
+                         double dt, std::array<Field, 3>& out, double force_weight);
+  /// Projects `u` onto divergence-free fields; returns the potential psi = scale * p in m_psi,
+  /// scale being the stage's weight times dt (0 when unknown: no rescaled initial guess).
+  /// Collective.
+  void project(std::array<Field, 3>& u, double scale);
 
   /// max over cells of |div u| [1/s], with boundary values and halos brought up to date.
   /// Collective.
@@ -105,21 +127,25 @@ class NavierStokes {
   /// Pressure solver iterations of the last step, summed over its three stages.
   int poisson_iterations() const { return m_poisson_iterations; }
   Timers& timers() { return m_timers; }
+  /// The faces of component c that the momentum equation updates (owned, minus faces whose
+  /// normal velocity a boundary prescribes), in local indices.
+  const IndexSpace& free_faces(int c) const { return m_free[c]; }
+  HaloPlan& velocity_halo(int c) { return *m_velocity_halo[c]; }
+  HaloPlan& cell_halo() { return *m_cell_halo; }
+  linear::PressurePoisson& poisson() { return m_poisson; }
+  /// min(1, sum of the obstacle masks) on the faces of component c; empty without obstacles.
+  const Field& total_mask(int c) const { return m_total_mask[c]; }
+  std::size_t obstacle_count() const { return m_masks.size(); }
+  /// The potential psi of the last projection (owned cells and ghosts).
+  const Field& potential() const { return m_psi; }
+  /// A new zeroed velocity-shaped triple (component c on faces normal to c, ghost width 1).
+  /// Not collective.
+  std::array<Field, 3> make_velocity(const std::string& name) const;
   const Domain& domain() const { return m_domain; }
   const NavierStokesParams& params() const { return m_params; }
 
  private:
   Velocity views(const std::array<Field, 3>& u) const;
-  /// Boundary faces, halo exchange and ghosts of `u`: everything the stencils read.
-  void prepare(std::array<Field, 3>& u);
-  /// out := a * u0 + b * (us + dt * R(us)) on the free faces; prescribed faces keep their values.
-  /// With obstacles the Euler step is penalised implicitly, and `force_weight` times the force
-  /// it exerts is added to m_forces.
-  void euler_combination(double a, std::array<Field, 3>& u0, double b, std::array<Field, 3>& us,
-                         double dt, std::array<Field, 3>& out, double force_weight);
-  /// Projects `u` onto divergence-free fields; returns the potential psi = scale * p in m_psi,
-  /// scale being the stage's weight times dt (0 when unknown: no rescaled initial guess).
-  void project(std::array<Field, 3>& u, double scale);
 
   const Domain& m_domain;
   NavierStokesParams m_params;

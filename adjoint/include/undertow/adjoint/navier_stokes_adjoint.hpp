@@ -1,0 +1,98 @@
+#pragma once
+/// \file
+/// The discrete adjoint of the Navier-Stokes solver (solvers/navier_stokes/solver.hpp): for every
+/// piece of the forward step its exact transpose, linearised at the forward state a StepTape
+/// holds, and their composition, the adjoint of one SSP-RK3 step. With the forward step
+/// u_{n+1} = F(u_n, m), step_adjoint turns lambda_{n+1} into lambda_n = (dF/du)^T lambda_{n+1} and
+/// adds (dF/dm)^T lambda_{n+1} to the parameter gradient. docs/adjoint.md derives each transpose.
+///
+/// Adjoint fields have the layout of the velocity (ghosts included): the transposes scatter into
+/// ghosts, and the transposes of the halo fill (scatter_add) and of the boundary conditions bring
+/// those contributions home. After prepare_adjoint, only owned values are non-zero.
+
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+#include <array>
+#include <vector>
+
+namespace undertow {
+namespace adjoint {
+
+using Velocity3 = std::array<Field, 3>;
+
+/// dJ/dm for the scalar parameters of a flow, summed over ranks by NavierStokesAdjoint::gradient.
+struct FlowGradient {
+  double nu = 0;                                            ///< [J / (m^2/s)]
+  std::array<double, 3> body_force{0, 0, 0};                ///< [J / (m/s^2)]
+  std::array<std::array<double, 3>, 6> boundary_velocity{}; ///< per face (x-, x+, ...) and
+                                                            ///< component [J / (m/s)]
+};
+
+/// Where an objective's derivative with respect to the forces of one step enters its adjoint:
+/// dJ/dF for each obstacle and component (F as NavierStokes::forces() reports it).
+using ForceSeed = std::vector<std::array<double, 3>>;
+
+class NavierStokesAdjoint {
+ public:
+  /// Uses the forward solver's grid, boundary conditions, obstacles, halo plans and pressure
+  /// solver (the operator is symmetric, so the same solver does the transposed solves). Not
+  /// collective.
+  explicit NavierStokesAdjoint(navier_stokes::NavierStokes& forward);
+
+  /// lambda := (d prepare / du)^T lambda: transposes of the ghost boundary conditions (in reverse
+  /// order), of the halo fill (scatter_add) and of the prescribed boundary faces; the derivatives
+  /// with respect to the boundary velocities are added to the gradient. Collective.
+  void prepare_adjoint(Velocity3& lambda);
+
+  /// Transpose of NavierStokes::euler_combination linearised at the prepared stage `us`: with
+  /// lambda_out on the free faces, adds a lambda_out to lambda_u0 and the transpose of
+  /// b (us + dt R(us)) (penalised with obstacles, and dJ/dF through the force term weighted by
+  /// `force_weight`) to lambda_us, ghosts included. dJ/dnu, dJ/df and dJ/dchi accumulate.
+  /// Collective.
+  void euler_combination_adjoint(double a, double b, const Velocity3& us, double dt,
+                                 double force_weight, const ForceSeed& force_seed,
+                                 const Velocity3& lambda_out, Velocity3& lambda_u0,
+                                 Velocity3& lambda_us);
+
+  /// lambda := (d project / du)^T lambda, with the transposed pressure solve; `scale` as in
+  /// NavierStokes::project. `psi_seed` (may be null) is dJ/dpsi of this projection's potential on
+  /// owned cells. Collective.
+  void project_adjoint(Velocity3& lambda, double scale, const Field* psi_seed = nullptr);
+
+  /// lambda_{n+1} -> lambda_n for the step the tape recorded; force_seed: dJ/dF of that step's
+  /// forces; psi_seed: dJ/dpsi of its last projection (p = psi / (2/3 dt)). Collective.
+  void step_adjoint(const navier_stokes::StepTape& tape, Velocity3& lambda,
+                    const ForceSeed& force_seed, const Field* psi_seed = nullptr);
+
+  /// The parameter gradient accumulated so far, summed over ranks. Collective.
+  FlowGradient gradient() const;
+  /// dJ/dchi, chi being the total mask min(1, sum of masks) per face, accumulated so far.
+  const Velocity3& chi_gradient() const { return m_chi_gradient; }
+  /// dJ/dmask_k through the force term of obstacle k, accumulated so far.
+  const std::vector<Velocity3>& mask_force_gradient() const { return m_mask_force_gradient; }
+  /// Sets every accumulated gradient to zero. Not collective.
+  void reset_gradient();
+  /// Pressure iterations of the transposed solves since the last call.
+  int take_poisson_iterations();
+  Timers& timers() { return m_timers; }
+
+ private:
+  navier_stokes::NavierStokes& m_ns;
+  const Domain& m_domain;
+  FlowGradient m_local; ///< this rank's part
+  Velocity3 m_chi_gradient;
+  std::vector<Velocity3> m_mask_force_gradient;
+  Velocity3 m_euler;    ///< scratch: the (penalised) Euler step of the stage being transposed
+  Velocity3 m_lambda_e; ///< scratch: its adjoint
+  Velocity3 m_stage1, m_stage2, m_start; ///< adjoints of the stages and of u_n
+  Field m_lambda_psi, m_mu;              ///< adjoint of psi; transposed-solve solution
+  double m_mu_scale = 0;                 ///< scale of the psi guess in m_mu
+  int m_poisson_iterations = 0;
+  Timers m_timers;
+};
+
+/// lambda := 0 on every local value. Not collective.
+void zero(Velocity3& lambda, int dim);
+
+} // namespace adjoint
+} // namespace undertow

@@ -1,0 +1,127 @@
+#pragma once
+/// \file
+/// Transposes of the Navier-Stokes point functions (solvers/navier_stokes/operators.hpp), in
+/// scatter form: a point function f reads a few values x_s of its stencil; its transpose, given
+/// the adjoint weight w of its output, adds w * df/dx_s into the adjoint array at every stencil
+/// point s. Neighbouring outputs share stencil points, so the adds are atomic: the same code is
+/// correct with threads on CPUs and GPUs. The nonlinear advection term is linearised at the
+/// velocity `v` of the forward state.
+
+#include "undertow/solvers/navier_stokes/operators.hpp"
+
+namespace undertow {
+namespace adjoint {
+
+using navier_stokes::Velocity;
+
+/// f(i + s e_axis, j, k) += value, atomically.
+KOKKOS_INLINE_FUNCTION void add_at(const FieldView& f, long i, long j, long k, int axis, long s,
+                                   double value) {
+  Kokkos::atomic_add(&f(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0)),
+                     value);
+}
+
+/// f(i + s e_a + t e_b, j, k) += value, atomically.
+KOKKOS_INLINE_FUNCTION void add_at2(const FieldView& f, long i, long j, long k, int a, long s,
+                                    int b, long t, double value) {
+  Kokkos::atomic_add(&f(i + (a == 0 ? s : 0) + (b == 0 ? t : 0),
+                        j + (a == 1 ? s : 0) + (b == 1 ? t : 0),
+                        k + (a == 2 ? s : 0) + (b == 2 ? t : 0)),
+                     value);
+}
+
+/// Transpose of navier_stokes::advection_term linearised at `v`: adds w times the derivative of
+/// d(u_d u_c)/dx_d at face (i, j, k) with respect to each velocity value it reads into `lam`.
+///   c = d:  T = (A^2 - B^2)/h, A = (u(x) + u(x+e_c))/2, B = (u(x-e_c) + u(x))/2
+///   c != d: T = (U V - L M)/h, U, L: u_c averaged across the upper and lower edge, V, M: u_d
+///           averaged along c at the same edges.
+KOKKOS_INLINE_FUNCTION void advection_term_transpose(const Velocity& v, const Velocity& lam, int c,
+                                                     int d, double inv_h, double w, long i, long j,
+                                                     long k) {
+  using navier_stokes::at;
+  using navier_stokes::at2;
+  const FieldView& uc = v.u[c];
+  const FieldView& lc = lam.u[c];
+  const double s = w * inv_h;
+  if (c == d) {
+    const double above = 0.5 * (uc(i, j, k) + at(uc, i, j, k, c, 1));
+    const double below = 0.5 * (at(uc, i, j, k, c, -1) + uc(i, j, k));
+    add_at(lc, i, j, k, c, 0, s * (above - below));
+    add_at(lc, i, j, k, c, 1, s * above);
+    add_at(lc, i, j, k, c, -1, -s * below);
+    return;
+  }
+  const FieldView& ud = v.u[d];
+  const FieldView& ld = lam.u[d];
+  const double U = 0.5 * (uc(i, j, k) + at(uc, i, j, k, d, 1));
+  const double V = 0.5 * (at(ud, i, j, k, d, 1) + at2(ud, i, j, k, d, 1, c, -1));
+  const double L = 0.5 * (at(uc, i, j, k, d, -1) + uc(i, j, k));
+  const double M = 0.5 * (ud(i, j, k) + at(ud, i, j, k, c, -1));
+  add_at(lc, i, j, k, d, 0, 0.5 * s * (V - M));
+  add_at(lc, i, j, k, d, 1, 0.5 * s * V);
+  add_at(lc, i, j, k, d, -1, -0.5 * s * M);
+  add_at(ld, i, j, k, d, 1, 0.5 * s * U);
+  add_at2(ld, i, j, k, d, 1, c, -1, 0.5 * s * U);
+  add_at(ld, i, j, k, d, 0, -0.5 * s * L);
+  add_at(ld, i, j, k, c, -1, -0.5 * s * L);
+}
+
+/// Transpose of navier_stokes::diffusion_term: the symmetric 3-point stencil along d.
+KOKKOS_INLINE_FUNCTION void diffusion_term_transpose(const FieldView& lc, int d, double inv_h2,
+                                                     double w, long i, long j, long k) {
+  add_at(lc, i, j, k, d, 1, w * inv_h2);
+  add_at(lc, i, j, k, d, 0, -2.0 * w * inv_h2);
+  add_at(lc, i, j, k, d, -1, w * inv_h2);
+}
+
+/// Transpose of navier_stokes::momentum_tendency (pressure excluded) linearised at `v`, with
+/// adjoint weight w at face (i, j, k) of component c.
+KOKKOS_INLINE_FUNCTION void momentum_tendency_transpose(const Velocity& v, const Velocity& lam,
+                                                        int c, int dim, const double inv_h[3],
+                                                        double nu, double w, long i, long j,
+                                                        long k) {
+  for (int d = 0; d < dim; ++d) {
+    advection_term_transpose(v, lam, c, d, inv_h[d], -w, i, j, k);
+    diffusion_term_transpose(lam.u[c], d, inv_h[d] * inv_h[d], nu * w, i, j, k);
+  }
+}
+
+/// The viscous part of the tendency, sum_d lap_d u_c: its product with the adjoint is dJ/dnu.
+KOKKOS_INLINE_FUNCTION double laplacian(const Velocity& v, int c, int dim, const double inv_h[3],
+                                        long i, long j, long k) {
+  double r = 0;
+  for (int d = 0; d < dim; ++d)
+    r += navier_stokes::diffusion_term(v.u[c], d, inv_h[d] * inv_h[d], i, j, k);
+  return r;
+}
+
+/// Transpose of the cell divergence: w times d(div)/du at cell (i, j, k).
+KOKKOS_INLINE_FUNCTION void divergence_transpose(const Velocity& lam, int dim,
+                                                 const double inv_h[3], double w, long i, long j,
+                                                 long k) {
+  for (int d = 0; d < dim; ++d) {
+    add_at(lam.u[d], i, j, k, d, 1, w * inv_h[d]);
+    add_at(lam.u[d], i, j, k, d, 0, -w * inv_h[d]);
+  }
+}
+
+/// Transpose of navier_stokes::face_gradient along c: w times d(grad p)/dp at face (i, j, k).
+KOKKOS_INLINE_FUNCTION void face_gradient_transpose(const FieldView& lp, int c, double inv_h,
+                                                    double w, long i, long j, long k) {
+  add_at(lp, i, j, k, c, 0, w * inv_h);
+  add_at(lp, i, j, k, c, -1, -w * inv_h);
+}
+
+/// Transpose of navier_stokes::edge_vorticity (component a at the lower corner of (i, j, k)).
+KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a,
+                                                     const double inv_h[3], double w, long i,
+                                                     long j, long k) {
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  add_at(lam.u[c], i, j, k, b, 0, w * inv_h[b]);
+  add_at(lam.u[c], i, j, k, b, -1, -w * inv_h[b]);
+  add_at(lam.u[b], i, j, k, c, 0, -w * inv_h[c]);
+  add_at(lam.u[b], i, j, k, c, -1, w * inv_h[c]);
+}
+
+} // namespace adjoint
+} // namespace undertow

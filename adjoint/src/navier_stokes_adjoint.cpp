@@ -1,0 +1,350 @@
+#include "undertow/adjoint/navier_stokes_adjoint.hpp"
+
+#include "undertow/adjoint/transposes.hpp"
+
+namespace undertow {
+namespace adjoint {
+
+using navier_stokes::at;
+using navier_stokes::BoundaryKind;
+using navier_stokes::FaceBoundary;
+using navier_stokes::layer;
+using navier_stokes::Profile;
+using navier_stokes::profile_of;
+
+void zero(Velocity3& lambda, int dim) {
+  for (int c = 0; c < dim; ++c)
+    fill_value(lambda[c], lambda[c].ghosted(), 0.0);
+}
+
+namespace {
+
+Velocity views(const Velocity3& u) {
+  Velocity v;
+  for (int c = 0; c < 3; ++c)
+    v.u[c] = u[c].view();
+  return v;
+}
+
+struct InverseSpacing {
+  double ih[3];
+};
+
+InverseSpacing inverse_spacing(const Domain& d) {
+  return {{1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)}};
+}
+
+} // namespace
+
+NavierStokesAdjoint::NavierStokesAdjoint(navier_stokes::NavierStokes& forward)
+    : m_ns(forward), m_domain(forward.domain()) {
+  m_euler = forward.make_velocity("adj::euler");
+  m_lambda_e = forward.make_velocity("adj::lambda_euler");
+  m_stage1 = forward.make_velocity("adj::stage1");
+  m_stage2 = forward.make_velocity("adj::stage2");
+  m_start = forward.make_velocity("adj::start");
+  m_chi_gradient = forward.make_velocity("adj::dJ_dchi");
+  for (std::size_t k = 0; k < forward.obstacle_count(); ++k)
+    m_mask_force_gradient.push_back(forward.make_velocity("adj::dJ_dmask"));
+  m_lambda_psi = Field(m_domain, Location::Cell, 1, "adj::lambda_psi");
+  m_mu = Field(m_domain, Location::Cell, 1, "adj::mu");
+}
+
+void NavierStokesAdjoint::reset_gradient() {
+  m_local = FlowGradient{};
+  const int dim = m_domain.dim();
+  zero(m_chi_gradient, dim);
+  for (auto& g : m_mask_force_gradient)
+    zero(g, dim);
+}
+
+int NavierStokesAdjoint::take_poisson_iterations() {
+  const int n = m_poisson_iterations;
+  m_poisson_iterations = 0;
+  return n;
+}
+
+FlowGradient NavierStokesAdjoint::gradient() const {
+  const Communicator& comm = m_domain.comm();
+  FlowGradient g;
+  g.nu = comm.sum(m_local.nu);
+  for (int c = 0; c < 3; ++c) {
+    g.body_force[c] = comm.sum(m_local.body_force[c]);
+    for (int f = 0; f < 6; ++f)
+      g.boundary_velocity[f][c] = comm.sum(m_local.boundary_velocity[f][c]);
+  }
+  return g;
+}
+
+void NavierStokesAdjoint::prepare_adjoint(Velocity3& lambda) {
+  auto scope = m_timers.scope("boundary+halo adjoint");
+  const int dim = m_domain.dim();
+  const auto& faces = m_ns.params().boundaries;
+  // 3. Ghosts beyond the physical boundaries, in the reverse of the forward order.
+  for (int a = dim - 1; a >= 0; --a) {
+    if (m_domain.periodic(a))
+      continue;
+    for (int side = 1; side >= 0; --side) {
+      if (!m_domain.touches_boundary(a, side))
+        continue;
+      const FaceBoundary& b = faces.face[2 * a + side];
+      const long inward = side == 0 ? 1 : -1;
+      for (int c = dim - 1; c >= 0; --c) {
+        const FieldView l = lambda[c].view();
+        const IndexSpace& own = lambda[c].owned();
+        if (c == a) {
+          // ghost = inner (zero gradient): the ghost's adjoint moves to the inner face.
+          const long ghost = (side == 0 ? own.begin[a] : own.end[a] - 1) - inward;
+          for_each(
+              "adj::bc_normal_ghost", layer(lambda[c].ghosted(), a, ghost),
+              KOKKOS_LAMBDA(long i, long j, long k) {
+                add_at(l, i, j, k, a, inward, l(i, j, k));
+                l(i, j, k) = 0.0;
+              });
+          continue;
+        }
+        const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
+        const bool dirichlet = b.kind == BoundaryKind::Wall || b.kind == BoundaryKind::Inflow;
+        const GridGeometry g = lambda[c].geometry();
+        const Profile prof = profile_of(m_domain, b, a);
+        const bool scaled = b.kind == BoundaryKind::Inflow;
+        // ghost = (8 value - 6 first + second) / 3 (no-slip) or first (zero gradient).
+        m_local.boundary_velocity[2 * a + side][c] += local_sum(
+            "adj::bc_tangential_ghost", layer(lambda[c].ghosted(), a, ghost),
+            KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
+              const double w = l(i, j, k);
+              l(i, j, k) = 0.0;
+              if (dirichlet) {
+                add_at(l, i, j, k, a, inward, -2.0 * w);
+                add_at(l, i, j, k, a, 2 * inward, w / 3.0);
+                dvalue += 8.0 / 3.0 * w * (scaled ? prof.factor(g, i, j, k) : 1.0);
+              } else {
+                add_at(l, i, j, k, a, inward, w);
+              }
+            });
+      }
+    }
+  }
+  // 2. Halo exchange: its transpose adds the ghosts into their owners.
+  for (int c = dim - 1; c >= 0; --c)
+    m_ns.velocity_halo(c).scatter_add(lambda[c]);
+  // 1. Prescribed normal velocity: value * profile, independent of the velocity before.
+  for (int a = dim - 1; a >= 0; --a) {
+    if (m_domain.periodic(a))
+      continue;
+    for (int side = 1; side >= 0; --side) {
+      if (!m_domain.touches_boundary(a, side) || !faces.fixes_normal_velocity(a, side))
+        continue;
+      const FaceBoundary& b = faces.face[2 * a + side];
+      const IndexSpace& own = lambda[a].owned();
+      const long at_face = side == 0 ? own.begin[a] : own.end[a] - 1;
+      const FieldView l = lambda[a].view();
+      const GridGeometry g = lambda[a].geometry();
+      const Profile prof = profile_of(m_domain, b, a);
+      const double inflow = b.kind == BoundaryKind::Inflow ? 1.0 : 0.0;
+      m_local.boundary_velocity[2 * a + side][a] += local_sum(
+          "adj::bc_normal_face", layer(lambda[a].ghosted(), a, at_face),
+          KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
+            dvalue += inflow * l(i, j, k) * prof.factor(g, i, j, k);
+            l(i, j, k) = 0.0;
+          });
+    }
+  }
+}
+
+void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Velocity3& us,
+                                                    double dt, double force_weight,
+                                                    const ForceSeed& force_seed,
+                                                    const Velocity3& lambda_out,
+                                                    Velocity3& lambda_u0, Velocity3& lambda_us) {
+  auto scope = m_timers.scope("momentum adjoint");
+  const int dim = m_domain.dim();
+  const auto& params = m_ns.params();
+  const double nu = params.nu;
+  const InverseSpacing sp = inverse_spacing(m_domain);
+  const Velocity v = views(us);
+  const Velocity lam = views(lambda_us);
+  const bool penalised = m_ns.obstacle_count() > 0;
+  const double eta = params.obstacles.eta;
+  double volume = 1.0;
+  for (int d = 0; d < dim; ++d)
+    volume *= m_domain.spacing(d);
+  // The Euler step e = us + dt R(us), recomputed at the tape's state, is needed for the
+  // derivatives with respect to chi and the masks; lambda_e is its adjoint.
+  if (penalised)
+    m_ns.euler_combination(0.0, m_euler, 1.0, const_cast<Velocity3&>(us), dt, m_euler, 0.0);
+  double dnu = 0;
+  for (int c = 0; c < dim; ++c) {
+    const IndexSpace& free = m_ns.free_faces(c);
+    const FieldView lo = lambda_out[c].view(), lu0 = lambda_u0[c].view(), le = m_lambda_e[c].view();
+    if (a != 0.0)
+      for_each(
+          "adj::stage_combination", free,
+          KOKKOS_LAMBDA(long i, long j, long k) { lu0(i, j, k) += a * lo(i, j, k); });
+    if (!penalised) {
+      for_each(
+          "adj::euler_weight", free,
+          KOKKOS_LAMBDA(long i, long j, long k) { le(i, j, k) = b * lo(i, j, k); });
+    } else {
+      // u_p = e / (1 + dt chi / eta); forces F_k = w V / eta sum chi_k u_p. With the euler_
+      // combination above, m_euler holds u_p (penalised), so e = u_p (1 + dt chi / eta).
+      const FieldView up = m_euler[c].view(), chi = m_ns.total_mask(c).view();
+      const FieldView dchi = m_chi_gradient[c].view();
+      const double dt_over_eta = dt / eta;
+      for_each(
+          "adj::penalty_weight", free,
+          KOKKOS_LAMBDA(long i, long j, long k) { le(i, j, k) = b * lo(i, j, k); });
+      const double force_scale = force_weight * volume / eta;
+      for (std::size_t k = 0; k < m_ns.obstacle_count(); ++k) {
+        const double seed = force_scale * force_seed[k][c];
+        if (seed == 0.0)
+          continue;
+        const FieldView mk = m_ns.mask(static_cast<int>(k), c).view();
+        const FieldView dmk = m_mask_force_gradient[k][c].view();
+        for_each(
+            "adj::force_seed", free, KOKKOS_LAMBDA(long i, long j, long kk) {
+              le(i, j, kk) += seed * mk(i, j, kk);
+              dmk(i, j, kk) += seed * up(i, j, kk);
+            });
+      }
+      for_each(
+          "adj::penalty", free, KOKKOS_LAMBDA(long i, long j, long k) {
+            const double denominator = 1.0 + dt_over_eta * chi(i, j, k);
+            dchi(i, j, k) -= le(i, j, k) * up(i, j, k) * dt_over_eta / denominator;
+            le(i, j, k) /= denominator;
+          });
+    }
+    // Identity part of e = us + dt R(us).
+    const FieldView lus = lambda_us[c].view();
+    for_each(
+        "adj::euler_identity", free,
+        KOKKOS_LAMBDA(long i, long j, long k) { lus(i, j, k) += le(i, j, k); });
+    // Convective outflow faces: e = us - dt U_c (us - us_inner) / h instead of the momentum
+    // equation; their adjoint is handled here and removed from the momentum transpose.
+    for (int side = 0; side < 2 && !m_domain.periodic(c); ++side) {
+      const FaceBoundary& f = params.boundaries.face[2 * c + side];
+      if (f.kind != BoundaryKind::Convective || !m_domain.touches_boundary(c, side))
+        continue;
+      const long at_face = side == 0 ? free.begin[c] : free.end[c] - 1;
+      const long inward = side == 0 ? 1 : -1;
+      const double rate = dt * std::abs(f.velocity[c]) * sp.ih[c];
+      for_each(
+          "adj::convective_outflow", layer(free, c, at_face),
+          KOKKOS_LAMBDA(long i, long j, long k) {
+            const double w = le(i, j, k);
+            lus(i, j, k) -= rate * w;
+            add_at(lus, i, j, k, c, inward, rate * w);
+            le(i, j, k) = 0.0;
+          });
+    }
+    // dt R(us): the transposed tendency, and the parameters it contains.
+    const double ih[3] = {sp.ih[0], sp.ih[1], sp.ih[2]};
+    m_local.body_force[c] +=
+        dt * local_sum(
+                 "adj::body_force", free,
+                 KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += le(i, j, k); });
+    dnu += dt * local_sum(
+                    "adj::momentum", free, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+                      const double w = dt * le(i, j, k);
+                      momentum_tendency_transpose(v, lam, c, dim, ih, nu, w, i, j, k);
+                      acc += le(i, j, k) * laplacian(v, c, dim, ih, i, j, k);
+                    });
+  }
+  m_local.nu += dnu;
+}
+
+void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, double scale, const Field* psi_seed) {
+  const int dim = m_domain.dim();
+  const InverseSpacing sp = inverse_spacing(m_domain);
+  const FieldView lpsi = m_lambda_psi.view();
+  {
+    auto scope = m_timers.scope("projection adjoint");
+    // u -= G psi on the free faces.
+    fill_value(m_lambda_psi, m_lambda_psi.ghosted(), 0.0);
+    for (int c = 0; c < dim; ++c) {
+      const FieldView l = lambda[c].view();
+      const double ih = sp.ih[c];
+      for_each(
+          "adj::pressure_correction", m_ns.free_faces(c), KOKKOS_LAMBDA(long i, long j, long k) {
+            face_gradient_transpose(lpsi, c, ih, -l(i, j, k), i, j, k);
+          });
+    }
+    if (psi_seed)
+      axpy(1.0, *psi_seed, m_lambda_psi);
+    // Outflow ghosts psi = -inner, in reverse order.
+    for (int a = dim - 1; a >= 0; --a) {
+      if (m_domain.periodic(a))
+        continue;
+      for (int side = 1; side >= 0; --side) {
+        if (!m_domain.touches_boundary(a, side) ||
+            !navier_stokes::is_outflow(m_ns.params().boundaries.face[2 * a + side].kind))
+          continue;
+        const IndexSpace& own = m_lambda_psi.owned();
+        const long inward = side == 0 ? 1 : -1;
+        const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
+        for_each(
+            "adj::psi_outflow_ghost", layer(m_lambda_psi.ghosted(), a, ghost),
+            KOKKOS_LAMBDA(long i, long j, long k) {
+              add_at(lpsi, i, j, k, a, inward, -lpsi(i, j, k));
+              lpsi(i, j, k) = 0.0;
+            });
+      }
+    }
+    m_ns.cell_halo().scatter_add(m_lambda_psi);
+  }
+  {
+    // psi = L^-1 div: L is symmetric, so the transposed solve is the same solve. The previous
+    // adjoint solution, rescaled, is the initial guess, as in the forward solver.
+    auto scope = m_timers.scope("poisson adjoint");
+    if (m_mu_scale > 0.0 && scale > 0.0 && scale != m_mu_scale) {
+      const FieldView mu = m_mu.view();
+      const double ratio = scale / m_mu_scale;
+      for_each(
+          "adj::mu_guess", m_mu.owned(),
+          KOKKOS_LAMBDA(long i, long j, long k) { mu(i, j, k) *= ratio; });
+    }
+    if (scale <= 0.0)
+      fill_value(m_mu, m_mu.ghosted(), 0.0);
+    m_mu_scale = scale;
+    m_poisson_iterations += m_ns.poisson().solve(m_lambda_psi, m_mu).iterations;
+  }
+  auto scope = m_timers.scope("projection adjoint");
+  // div = D u over the owned cells.
+  const FieldView mu = m_mu.view();
+  const Velocity lam = views(lambda);
+  const double ih[3] = {sp.ih[0], sp.ih[1], sp.ih[2]};
+  for_each(
+      "adj::divergence", m_mu.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        divergence_transpose(lam, dim, ih, mu(i, j, k), i, j, k);
+      });
+  prepare_adjoint(lambda);
+}
+
+void NavierStokesAdjoint::step_adjoint(const navier_stokes::StepTape& tape, Velocity3& lambda,
+                                       const ForceSeed& force_seed, const Field* psi_seed) {
+  const int dim = m_domain.dim();
+  const double dt = tape.dt;
+  // Stage 3: u_{n+1} = P(1/3 u_n + 2/3 E(s2)).
+  project_adjoint(lambda, 2.0 / 3.0 * dt, psi_seed);
+  zero(m_start, dim);
+  zero(m_stage2, dim);
+  euler_combination_adjoint(1.0 / 3.0, 2.0 / 3.0, tape.stage2, dt, 2.0 / 3.0, force_seed, lambda,
+                            m_start, m_stage2);
+  prepare_adjoint(m_stage2);
+  // Stage 2: s2 = P(3/4 u_n + 1/4 E(s1)).
+  project_adjoint(m_stage2, 0.25 * dt);
+  zero(m_stage1, dim);
+  euler_combination_adjoint(0.75, 0.25, tape.stage1, dt, 1.0 / 6.0, force_seed, m_stage2, m_start,
+                            m_stage1);
+  prepare_adjoint(m_stage1);
+  // Stage 1: s1 = P(E(u_n)).
+  project_adjoint(m_stage1, dt);
+  euler_combination_adjoint(0.0, 1.0, tape.u0, dt, 1.0 / 6.0, force_seed, m_stage1, m_start,
+                            m_start);
+  prepare_adjoint(m_start);
+  for (int c = 0; c < dim; ++c)
+    copy(m_start[c], lambda[c]);
+}
+
+} // namespace adjoint
+} // namespace undertow
