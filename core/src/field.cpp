@@ -8,6 +8,10 @@ Field::Field(const Domain& domain, Location loc, int ghost, const std::string& n
     : m_name(name), m_layout(domain.layout(loc, ghost)),
       m_view(name, m_layout.extent[0], m_layout.extent[1], m_layout.extent[2]) {}
 
+Field::Field(const FieldLayout& layout, const std::string& name)
+    : m_name(name), m_layout(layout),
+      m_view(name, m_layout.extent[0], m_layout.extent[1], m_layout.extent[2]) {}
+
 void fill_value(Field& field, const IndexSpace& space, double value) {
   const FieldView v = field.view();
   for_each(

@@ -110,5 +110,54 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
   return set;
 }
 
+std::vector<ShapeParameter> shape_parameters(const Shape& shape, int dim) {
+  std::vector<ShapeParameter> out;
+  const char* axis[3] = {"x", "y", "z"};
+  const auto centre = [&](const std::string& name, int n) {
+    for (int a = 0; a < n; ++a)
+      out.push_back({name + "_" + axis[a], a});
+  };
+  switch (shape.kind) {
+  case ShapeKind::Circle:
+    centre("centre", 2);
+    out.push_back({"radius", 3});
+    break;
+  case ShapeKind::Sphere:
+    centre("centre", 3);
+    out.push_back({"radius", 3});
+    break;
+  case ShapeKind::Ellipse:
+    centre("centre", 2);
+    out.push_back({"semi_axis_a", 4});
+    out.push_back({"semi_axis_b", 5});
+    out.push_back({"angle", 7});
+    break;
+  case ShapeKind::Rectangle:
+    centre("centre", shape.size[2] > 0 ? dim : 2);
+    for (int a = 0; a < (shape.size[2] > 0 ? dim : 2); ++a)
+      out.push_back({std::string("size_") + axis[a], 4 + a});
+    out.push_back({"angle", 7});
+    break;
+  case ShapeKind::Naca:
+    centre("leading_edge", 2);
+    out.push_back({"chord", 8});
+    out.push_back({"camber", 9});
+    if (shape.camber_position > 0)
+      out.push_back({"camber_position", 10});
+    out.push_back({"thickness", 11});
+    out.push_back({"angle_of_attack", 7});
+    break;
+  case ShapeKind::Star:
+    centre("centre", 2);
+    out.push_back({"r0", 3});
+    for (int k = 0; k < shape.harmonics; ++k) {
+      out.push_back({"cos_coeff_" + std::to_string(k + 1), 12 + k});
+      out.push_back({"sin_coeff_" + std::to_string(k + 1), 12 + kMaxFourier + k});
+    }
+    break;
+  }
+  return out;
+}
+
 } // namespace navier_stokes
 } // namespace undertow

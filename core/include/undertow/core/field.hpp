@@ -28,6 +28,8 @@ class Field {
   Field() = default;
   /// Allocates a zeroed field labelled `name`. Not collective.
   Field(const Domain& domain, Location loc, int ghost, const std::string& name);
+  /// Allocates a zeroed field with the layout of another one (e.g. a copy). Not collective.
+  Field(const FieldLayout& layout, const std::string& name);
 
   const std::string& name() const { return m_name; }
   Location location() const { return m_layout.location; }

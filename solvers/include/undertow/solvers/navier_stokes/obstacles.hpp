@@ -20,6 +20,7 @@
 
 #include "undertow/core/config.hpp"
 #include "undertow/core/field.hpp"
+#include "undertow/core/dual.hpp"
 #include "undertow/core/math.hpp"
 
 #include <array>
@@ -34,91 +35,140 @@ constexpr int kMaxFourier = 8; ///< star: up to 8 harmonics
 
 enum class ShapeKind : int { Circle, Sphere, Ellipse, Rectangle, Naca, Star };
 
-/// A shape and its signed distance, callable on the device.
-struct Shape {
+/// A shape and its signed distance, callable on the device. T is double, or Dual to
+/// differentiate the distance with respect to a parameter (see shape_parameters).
+template <class T>
+struct BasicShape {
   ShapeKind kind = ShapeKind::Circle;
-  double centre[3] = {0, 0, 0};
-  double radius = 0.5;        ///< circle, sphere; r0 of a star
-  double size[3] = {1, 1, 1}; ///< rectangle edges; ellipse semi-axes in size[0], size[1]
-  double angle = 0;           ///< rotation about z [rad], counter-clockwise; for naca, the
-                              ///< angle of attack (nose up, flow along +x)
-  double chord = 1;           ///< naca
-  double camber = 0, camber_position = 0, thickness = 0.12; ///< naca m, p, t (fractions)
-  int harmonics = 0;                                        ///< star
-  double cos_coeff[kMaxFourier] = {0};
-  double sin_coeff[kMaxFourier] = {0};
+  T centre[3] = {0, 0, 0};
+  T radius = 0.5;        ///< circle, sphere; r0 of a star
+  T size[3] = {1, 1, 1}; ///< rectangle edges; ellipse semi-axes in size[0], size[1]
+  T angle = 0;           ///< rotation about z [rad], counter-clockwise; for naca, the
+                         ///< angle of attack (nose up, flow along +x)
+  T chord = 1;           ///< naca
+  T camber = 0, camber_position = 0, thickness = 0.12; ///< naca m, p, t (fractions)
+  int harmonics = 0;                                   ///< star
+  T cos_coeff[kMaxFourier] = {0};
+  T sin_coeff[kMaxFourier] = {0};
 
   /// Signed distance (negative inside) at (x, y, z). Exact for circle, sphere and rectangle; a
   /// first-order estimate F / |grad F| for the ellipse; the radial gap for the star; distance to
   /// the camber line minus the half thickness for the airfoil.
-  KOKKOS_INLINE_FUNCTION double distance(double x, double y, double z) const {
-    const double dx = x - centre[0], dy = y - centre[1], dz = z - centre[2];
-    const double c = math::cos(angle), s = math::sin(angle);
+  KOKKOS_INLINE_FUNCTION T distance(double x, double y, double z) const {
+    const T dx = x - centre[0], dy = y - centre[1], dz = z - centre[2];
+    const T c = math::cos(angle), s = math::sin(angle);
     // Body frame: rotate by -angle (for naca: flow frame to chord frame, nose at the origin).
-    const double bx = kind == ShapeKind::Naca ? c * dx - s * dy : c * dx + s * dy;
-    const double by = kind == ShapeKind::Naca ? s * dx + c * dy : -s * dx + c * dy;
+    const T bx = kind == ShapeKind::Naca ? c * dx - s * dy : c * dx + s * dy;
+    const T by = kind == ShapeKind::Naca ? s * dx + c * dy : -s * dx + c * dy;
     switch (kind) {
     case ShapeKind::Circle:
       return math::sqrt(dx * dx + dy * dy) - radius;
     case ShapeKind::Sphere:
       return math::sqrt(dx * dx + dy * dy + dz * dz) - radius;
     case ShapeKind::Ellipse: {
-      const double a = size[0], b = size[1];
-      const double f = math::sqrt(bx * bx / (a * a) + by * by / (b * b));
-      const double gx = bx / (a * a), gy = by / (b * b);
-      const double grad = math::sqrt(gx * gx + gy * gy) / (f > 1e-300 ? f : 1e-300);
-      return (f - 1.0) / (grad > 1e-300 ? grad : 1e-300);
+      const T a = size[0], b = size[1];
+      const T f = math::sqrt(bx * bx / (a * a) + by * by / (b * b));
+      const T gx = bx / (a * a), gy = by / (b * b);
+      const T grad = math::sqrt(gx * gx + gy * gy) / (f > 1e-300 ? f : T(1e-300));
+      return (f - 1.0) / (grad > 1e-300 ? grad : T(1e-300));
     }
     case ShapeKind::Rectangle: {
-      const double q[3] = {math::abs(bx) - 0.5 * size[0], math::abs(by) - 0.5 * size[1],
-                           size[2] > 0 ? math::abs(dz) - 0.5 * size[2] : -1e300};
-      double outside = 0, inside = -1e300;
+      const T q[3] = {math::abs(bx) - 0.5 * size[0], math::abs(by) - 0.5 * size[1],
+                      size[2] > 0 ? math::abs(dz) - 0.5 * size[2] : T(-1e300)};
+      T outside = 0, inside = -1e300;
       for (int d = 0; d < 3; ++d) {
-        const double p = q[d] > 0 ? q[d] : 0.0;
+        const T p = q[d] > 0 ? q[d] : T(0.0);
         outside += p * p;
         inside = q[d] > inside ? q[d] : inside;
       }
-      return math::sqrt(outside) + (inside < 0 ? inside : 0.0);
+      return math::sqrt(outside) + (inside < 0 ? inside : T(0.0));
     }
     case ShapeKind::Naca: {
       // Chord coordinate xc in [0, 1]; beyond it, the distance to the nose or tail point.
-      const double xc = bx / chord;
-      const double xs = xc < 0 ? 0.0 : (xc > 1 ? 1.0 : xc);
-      const double m = camber, p = camber_position, t = thickness;
-      double yc = 0;
-      if (m > 0 && p > 0)
+      const T xc = bx / chord;
+      const T xs = xc < 0 ? T(0.0) : (xc > 1 ? T(1.0) : xc);
+      const T m = camber, p = camber_position, t = thickness;
+      T yc = 0;
+      if (p > 0) // (m = 0 gives yc = 0, with the derivative in m that the branch carries)
         yc = xs < p ? m / (p * p) * (2 * p * xs - xs * xs)
                     : m / ((1 - p) * (1 - p)) * (1 - 2 * p + 2 * p * xs - xs * xs);
-      const double yt = 5 * t *
-                        (0.2969 * math::sqrt(xs) - 0.1260 * xs - 0.3516 * xs * xs +
-                         0.2843 * xs * xs * xs - 0.1036 * xs * xs * xs * xs);
-      const double ex = (xc - xs) * chord, ey = by - yc * chord;
+      const T yt = 5 * t *
+                   (0.2969 * math::sqrt(xs) - 0.1260 * xs - 0.3516 * xs * xs +
+                    0.2843 * xs * xs * xs - 0.1036 * xs * xs * xs * xs);
+      const T ex = (xc - xs) * chord, ey = by - yc * chord;
       return math::sqrt(ex * ex + ey * ey) - yt * chord;
     }
     case ShapeKind::Star: {
-      const double r = math::sqrt(dx * dx + dy * dy);
-      const double theta = math::atan2(dy, dx);
-      double rt = radius;
+      const T r = math::sqrt(dx * dx + dy * dy);
+      const T theta = math::atan2(dy, dx);
+      T rt = radius;
       for (int k = 0; k < harmonics; ++k)
         rt += cos_coeff[k] * math::cos((k + 1) * theta) + sin_coeff[k] * math::sin((k + 1) * theta);
       return r - rt;
     }
     }
-    return 1e300;
+    return T(1e300);
   }
 };
+
+using Shape = BasicShape<double>;
 
 /// Compactly supported smooth Heaviside of -phi: 1 for phi <= -eps, 0 for phi >= eps, and
 /// (1 - phi/eps - sin(pi phi/eps)/pi) / 2 between (C^1 in phi, so in the shape parameters). A
 /// mask without compact support (tanh) would not do: with a stiff penalty even a tail value of
 /// 1e-4 acts as solid and widens the body by several cells.
-KOKKOS_INLINE_FUNCTION double brinkman_mask(double phi, double eps) {
+template <class T>
+KOKKOS_INLINE_FUNCTION T brinkman_mask(const T& phi, double eps) {
   if (phi <= -eps)
-    return 1.0;
+    return T(1.0);
   if (phi >= eps)
-    return 0.0;
-  const double s = phi / eps;
+    return T(0.0);
+  const T s = phi / eps;
   return 0.5 * (1.0 - s - math::sin(math::pi * s) / math::pi);
+}
+
+/// A differentiable parameter of a shape: its name in the case file and where it lives.
+struct ShapeParameter {
+  std::string name; ///< e.g. "centre_x", "radius", "cos_coeff_2"
+  int index;        ///< argument of shape_parameter()
+};
+
+/// The parameters of `shape` that its distance depends on (in `dim` dimensions). Not collective.
+std::vector<ShapeParameter> shape_parameters(const Shape& shape, int dim);
+
+/// The parameter with this index (see shape_parameters) of a shape, for reading or seeding.
+template <class T>
+KOKKOS_INLINE_FUNCTION T& shape_parameter(BasicShape<T>& s, int index) {
+  if (index < 3)
+    return s.centre[index];
+  if (index == 3)
+    return s.radius;
+  if (index < 7)
+    return s.size[index - 4];
+  if (index == 7)
+    return s.angle;
+  if (index == 8)
+    return s.chord;
+  if (index == 9)
+    return s.camber;
+  if (index == 10)
+    return s.camber_position;
+  if (index == 11)
+    return s.thickness;
+  if (index < 12 + kMaxFourier)
+    return s.cos_coeff[index - 12];
+  return s.sin_coeff[index - 12 - kMaxFourier];
+}
+
+/// `shape` with T = Dual, parameter `index` seeded with derivative 1.
+inline BasicShape<Dual> seeded(const Shape& shape, int index) {
+  BasicShape<Dual> d;
+  d.kind = shape.kind;
+  d.harmonics = shape.harmonics;
+  Shape copy = shape;
+  for (int p = 0; p < 12 + 2 * kMaxFourier; ++p)
+    shape_parameter(d, p) = Dual(shape_parameter(copy, p), p == index ? 1.0 : 0.0);
+  return d;
 }
 
 struct ObstacleSet {

@@ -1,0 +1,72 @@
+#pragma once
+/// \file
+/// The gradient driver: a forward run that records what the schedule asks for and sums the
+/// objective, then the reverse sweep through the adjoint steps, then the chain rule to every
+/// parameter. The time steps are given (the forward run of the unperturbed parameters chooses
+/// them), so that J(m) is a smooth function of m: a CFL-adaptive dt would make it only piecewise
+/// smooth.
+
+#include "undertow/adjoint/checkpointing.hpp"
+#include "undertow/adjoint/objective.hpp"
+#include "undertow/core/log.hpp"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace undertow {
+namespace adjoint {
+
+/// The parameters m: everything the forward run depends on that has a gradient.
+struct Control {
+  navier_stokes::NavierStokesParams flow; ///< nu, body force, boundary velocities, shapes
+  Velocity3 initial; ///< the initial velocity before projection, on the owned faces [m/s]
+};
+
+/// dJ/dm, in the units of J per unit of each parameter.
+struct Gradient {
+  double objective = 0; ///< J
+  FlowGradient flow;
+  /// Per obstacle, per entry of navier_stokes::shape_parameters(shape, dim).
+  std::vector<std::vector<double>> shape;
+  Velocity3 initial; ///< dJ/du_initial on the owned faces (zero where boundaries prescribe u)
+  Velocity3 chi;     ///< dJ/dchi, the sensitivity to the Brinkman mask on each face
+  double forward_seconds = 0, reverse_seconds = 0;
+  double tape_bytes = 0; ///< largest memory the tapes held on one rank
+  long poisson_iterations_forward = 0, poisson_iterations_reverse = 0;
+};
+
+/// Builds the objective of a run on the given solver (called once per forward run).
+using ObjectiveBuilder = std::function<ObjectiveSum(navier_stokes::NavierStokes&)>;
+
+class GradientDriver {
+ public:
+  /// `progress_every`: print a progress line every this many steps of each sweep (0: none).
+  GradientDriver(const Domain& domain, ObjectiveBuilder objective, const Log& log,
+                 long progress_every);
+
+  /// The time steps of a forward run from t = 0 to t_end at fixed `dt` (> 0) or at CFL number
+  /// `cfl` (chosen from the unperturbed run and then frozen). Collective.
+  std::vector<double> choose_steps(const Control& m, double t_end, double dt, double cfl);
+  /// J(m) over the given steps (forward run only). Collective.
+  double objective(const Control& m, const std::vector<double>& dts);
+  /// J(m) and dJ/dm (forward run with tapes, then the reverse sweep). Collective.
+  Gradient gradient(const Control& m, const std::vector<double>& dts);
+  const Domain& domain() const { return m_domain; }
+
+ private:
+  /// A solver for m with the initial field set and projected.
+  std::unique_ptr<navier_stokes::NavierStokes> start(const Control& m);
+  const Domain& m_domain;
+  ObjectiveBuilder m_objective;
+  const Log& m_log;
+  long m_every;
+};
+
+/// Shape gradients from dJ/dchi and dJ/dmask_k: dJ/dtheta = sum over faces of (dJ/dchi [sum of
+/// masks < 1] + dJ/dmask_k) dmask_k/dtheta, with dmask/dtheta exact (dual numbers). Collective.
+std::vector<std::vector<double>> shape_gradient(const navier_stokes::NavierStokes& ns,
+                                                const NavierStokesAdjoint& adjoint);
+
+} // namespace adjoint
+} // namespace undertow

@@ -1,0 +1,230 @@
+#include "undertow/adjoint/gradient.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <chrono>
+
+namespace undertow {
+namespace adjoint {
+
+using navier_stokes::NavierStokes;
+using navier_stokes::StepTape;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// A prepared copy of the solver's velocity: what objectives read.
+void prepared_state(NavierStokes& ns, Velocity3& out) {
+  for (int c = 0; c < ns.domain().dim(); ++c)
+    copy(ns.velocity(c), out[c]);
+  ns.prepare(out);
+}
+
+StepSeeds make_seeds(NavierStokes& ns) {
+  StepSeeds s;
+  s.velocity = ns.make_velocity("adj::seed");
+  s.force.assign(ns.obstacle_count(), {0, 0, 0});
+  s.psi = Field(ns.domain(), Location::Cell, 1, "adj::seed_psi");
+  return s;
+}
+
+} // namespace
+
+GradientDriver::GradientDriver(const Domain& domain, ObjectiveBuilder objective, const Log& log,
+                               long progress_every)
+    : m_domain(domain), m_objective(std::move(objective)), m_log(log), m_every(progress_every) {}
+
+std::unique_ptr<NavierStokes> GradientDriver::start(const Control& m) {
+  auto ns = std::make_unique<NavierStokes>(m_domain, m.flow);
+  for (int c = 0; c < m_domain.dim(); ++c) {
+    fill_value(ns->velocity(c), ns->velocity(c).ghosted(), 0.0);
+    axpy(1.0, m.initial[c], ns->velocity(c));
+  }
+  ns->project_initial();
+  return ns;
+}
+
+std::vector<double> GradientDriver::choose_steps(const Control& m, double t_end, double dt,
+                                                 double cfl) {
+  auto ns = start(m);
+  std::vector<double> dts;
+  while (ns->time() < t_end * (1 - 1e-12)) {
+    double h = dt > 0 ? dt : ns->stable_dt(cfl);
+    if (ns->time() + h > t_end)
+      h = t_end - ns->time();
+    ns->step(h);
+    if (ns->has_nonfinite())
+      throw CollectiveError(format("the forward run diverged at t = %.6e (dt = %.3e); reduce "
+                                   "time.cfl or time.dt",
+                                   ns->time(), h));
+    dts.push_back(h);
+  }
+  return dts;
+}
+
+double GradientDriver::objective(const Control& m, const std::vector<double>& dts) {
+  auto ns = start(m);
+  ObjectiveSum J = m_objective(*ns);
+  Velocity3 state = ns->make_velocity("adj::state");
+  double sum = 0;
+  for (std::size_t n = 0; n < dts.size(); ++n) {
+    ns->step(dts[n]);
+    prepared_state(*ns, state);
+    StepState s;
+    s.step = static_cast<long>(n + 1);
+    s.time = ns->time();
+    s.dt = dts[n];
+    s.last = n + 1 == dts.size();
+    s.velocity = &state;
+    s.forces = &ns->forces();
+    s.psi = &ns->potential();
+    sum += J.value(s);
+  }
+  if (!std::isfinite(sum))
+    throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
+                          "time.cfl or time.dt");
+  return sum;
+}
+
+Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& dts) {
+  const int dim = m_domain.dim();
+  const long steps = static_cast<long>(dts.size());
+  Gradient g;
+  auto ns = start(m);
+  ObjectiveSum J = m_objective(*ns);
+  NavierStokesAdjoint adj(*ns);
+  MemoryCheckpointStore store;
+  StoreAllSchedule schedule(steps);
+  Velocity3 state = ns->make_velocity("adj::state");
+  Velocity3 final_state = ns->make_velocity("adj::final_state");
+  Velocity3 lambda = ns->make_velocity("adj::lambda");
+  StepSeeds seeds = make_seeds(*ns);
+  StepTape tape, next_tape;
+  double t_end = 0;
+  for (double h : dts)
+    t_end += h;
+
+  // Forward sweep.
+  const auto forward_start = std::chrono::steady_clock::now();
+  Progress forward(m_log, t_end, m_every);
+  Progress reverse(m_log, t_end, m_every);
+  bool reversing = false;
+  for (Action a = schedule.next(); a.kind != Action::Done; a = schedule.next()) {
+    if (a.kind == Action::Record) {
+      const double dt = dts[static_cast<std::size_t>(a.step)];
+      ns->step(dt, &tape);
+      g.poisson_iterations_forward += ns->poisson_iterations();
+      store.save(a.slot, to_snapshot(tape, a.step, dim));
+      g.tape_bytes = std::max(g.tape_bytes, store.bytes());
+      prepared_state(*ns, state);
+      StepState s;
+      s.step = a.step + 1;
+      s.time = ns->time();
+      s.dt = dt;
+      s.last = a.step + 1 == steps;
+      s.velocity = &state;
+      s.forces = &ns->forces();
+      s.psi = &ns->potential();
+      const double j = J.value(s);
+      g.objective += j;
+      if (s.last)
+        for (int c = 0; c < dim; ++c)
+          copy(state[c], final_state[c]);
+      forward.update(s.step, s.time, dt, format("forward, J = %.10e", g.objective), s.last);
+      continue;
+    }
+    // Reverse sweep.
+    if (!reversing) {
+      reversing = true;
+      g.forward_seconds = seconds_since(forward_start);
+      if (!std::isfinite(g.objective))
+        throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
+                              "time.cfl or time.dt");
+    }
+    const auto reverse_start = std::chrono::steady_clock::now();
+    from_snapshot(store.load(a.slot), tape, dim);
+    // The state after this step: the next step's start, or the final state.
+    const Velocity3* after = &final_state;
+    if (a.step + 1 < steps) {
+      from_snapshot(store.load(a.slot + 1), next_tape, dim);
+      after = &next_tape.u0;
+    }
+    StepState s;
+    s.step = a.step + 1;
+    s.time = tape.time + tape.dt;
+    s.dt = tape.dt;
+    s.last = a.step + 1 == steps;
+    s.velocity = after;
+    s.forces = &tape.forces;
+    J.derivative(s, seeds);
+    if (seeds.has_velocity) {
+      adj.prepare_adjoint(seeds.velocity);
+      for (int c = 0; c < dim; ++c)
+        axpy(1.0, seeds.velocity[c], lambda[c]);
+    }
+    adj.step_adjoint(tape, lambda, seeds.force, seeds.has_psi ? &seeds.psi : nullptr);
+    if (a.step + 1 < steps)
+      store.erase(a.slot + 1);
+    g.poisson_iterations_reverse += adj.take_poisson_iterations();
+    g.reverse_seconds += seconds_since(reverse_start);
+    reverse.update(steps - a.step, t_end - tape.time, tape.dt,
+                   format("reverse, step %.0f of the forward run", double(a.step + 1)),
+                   a.step == 0);
+  }
+  // The initial condition: u_0 = project(u_initial).
+  const auto initial_start = std::chrono::steady_clock::now();
+  adj.project_adjoint(lambda, 0.0);
+  g.initial = ns->make_velocity("dJ_du_initial");
+  for (int c = 0; c < dim; ++c)
+    copy(lambda[c], g.initial[c]);
+  g.flow = adj.gradient();
+  g.shape = shape_gradient(*ns, adj);
+  g.chi = ns->make_velocity("dJ_dchi");
+  for (int c = 0; c < dim; ++c)
+    copy(adj.chi_gradient()[c], g.chi[c]);
+  g.poisson_iterations_reverse += adj.take_poisson_iterations();
+  g.reverse_seconds += seconds_since(initial_start);
+  return g;
+}
+
+std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
+                                                const NavierStokesAdjoint& adjoint) {
+  const Domain& d = ns.domain();
+  double h_min = d.spacing(0);
+  for (int a = 1; a < d.dim(); ++a)
+    h_min = std::min(h_min, d.spacing(a));
+  const double eps = ns.params().obstacles.smoothing * h_min;
+  std::vector<std::vector<double>> out;
+  for (std::size_t k = 0; k < ns.obstacle_count(); ++k) {
+    const navier_stokes::Shape& shape = ns.params().obstacles.shapes[k];
+    std::vector<double> grad;
+    for (const auto& p : navier_stokes::shape_parameters(shape, d.dim())) {
+      const navier_stokes::BasicShape<Dual> ds = navier_stokes::seeded(shape, p.index);
+      double local = 0;
+      for (int c = 0; c < d.dim(); ++c) {
+        const FieldView total = ns.total_mask(c).view(), dchi = adjoint.chi_gradient()[c].view(),
+                        dmask = adjoint.mask_force_gradient()[k][c].view();
+        const GridGeometry g = ns.total_mask(c).geometry();
+        local += local_sum(
+            "adj::shape_gradient", ns.free_faces(c),
+            KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
+              const Dual m = navier_stokes::brinkman_mask(
+                  ds.distance(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, kk)), eps);
+              if (m.d == 0.0)
+                return;
+              const double through_chi = total(i, j, kk) < 1.0 ? dchi(i, j, kk) : 0.0;
+              acc += (through_chi + dmask(i, j, kk)) * m.d;
+            });
+      }
+      grad.push_back(d.comm().sum(local));
+    }
+    out.push_back(grad);
+  }
+  return out;
+}
+
+} // namespace adjoint
+} // namespace undertow

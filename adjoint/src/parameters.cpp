@@ -1,0 +1,203 @@
+#include "undertow/adjoint/parameters.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace adjoint {
+
+namespace {
+
+const char* kFaceNames[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+const char* kAxes[3] = {"x", "y", "z"};
+
+/// splitmix64 of a key, in [0, 1).
+double hash_uniform(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z = z ^ (z >> 31);
+  return double(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+} // namespace
+
+std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
+  using Kind = ScalarParameter::Kind;
+  std::vector<ScalarParameter> out;
+  const auto& f = m.flow;
+  double speed = 0;
+  for (const auto& face : f.boundaries.face)
+    for (double v : face.velocity)
+      speed = std::max(speed, std::abs(v));
+  if (speed == 0)
+    speed = 1.0;
+  out.push_back({"fluid.nu", "nu", f.nu, Kind::Nu});
+  for (int a = 0; a < dim; ++a)
+    out.push_back({std::string("fluid.body_force_") + kAxes[a], "body_force",
+                   std::max(std::abs(f.body_force[a]), 0.1 * speed), Kind::BodyForce, a});
+  using navier_stokes::BoundaryKind;
+  for (int face = 0; face < 2 * dim; ++face) {
+    const auto kind = f.boundaries.face[face].kind;
+    for (int c = 0; c < dim; ++c) {
+      const bool normal = c == face / 2;
+      if (!(kind == BoundaryKind::Inflow || (kind == BoundaryKind::Wall && !normal)))
+        continue;
+      out.push_back({std::string("boundary.") + kFaceNames[face] + ".velocity_" + kAxes[c],
+                     "boundary",
+                     std::max(std::abs(f.boundaries.face[face].velocity[c]), 0.1 * speed),
+                     Kind::BoundaryVelocity, face, c});
+    }
+  }
+  for (std::size_t k = 0; k < f.obstacles.shapes.size(); ++k) {
+    navier_stokes::Shape shape = f.obstacles.shapes[k];
+    const auto params = navier_stokes::shape_parameters(shape, dim);
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      const double value = navier_stokes::shape_parameter(shape, params[p].index);
+      // Angles change by radians, lengths relative to the body's size, NACA fractions by 0.05.
+      const bool naca = shape.kind == navier_stokes::ShapeKind::Naca;
+      const double size = params[p].index == 7 ? 0.1
+                          : naca ? (params[p].index >= 9 ? 0.05 : 0.1 * shape.chord)
+                                 : 0.1 * std::max(std::abs(value), shape.radius);
+      out.push_back({"obstacle" + std::to_string(k + 1) + "." + params[p].name, "shape", size,
+                     Kind::Shape, static_cast<int>(k), params[p].index, static_cast<int>(p)});
+    }
+  }
+  return out;
+}
+
+double& value_of(Control& m, const ScalarParameter& p) {
+  using Kind = ScalarParameter::Kind;
+  switch (p.kind) {
+  case Kind::Nu:
+    return m.flow.nu;
+  case Kind::BodyForce:
+    return m.flow.body_force[p.a];
+  case Kind::BoundaryVelocity:
+    return m.flow.boundaries.face[p.a].velocity[p.b];
+  case Kind::Shape:
+    break;
+  }
+  return navier_stokes::shape_parameter(m.flow.obstacles.shapes[p.a], p.b);
+}
+
+double derivative_of(const Gradient& g, const ScalarParameter& p) {
+  using Kind = ScalarParameter::Kind;
+  switch (p.kind) {
+  case Kind::Nu:
+    return g.flow.nu;
+  case Kind::BodyForce:
+    return g.flow.body_force[p.a];
+  case Kind::BoundaryVelocity:
+    return g.flow.boundary_velocity[p.a][p.b];
+  case Kind::Shape:
+    break;
+  }
+  return g.shape.at(p.a).at(p.position);
+}
+
+double& parameter_value(Control& m, const std::vector<ScalarParameter>& list,
+                        const std::string& name) {
+  std::string known;
+  for (const auto& p : list) {
+    if (p.name == name)
+      return value_of(m, p);
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw ConfigError("unknown parameter '" + name + "'; this case has: " + known);
+}
+
+Control perturbed(const Control& m, const Direction& h, double eps, int dim) {
+  Control out = m;
+  // A deep copy of the initial field: the perturbed one must not alias m's.
+  for (int c = 0; c < dim; ++c) {
+    out.initial[c] = Field(m.initial[c].layout(), m.initial[c].name());
+    copy(m.initial[c], out.initial[c]);
+    if (h.initial[c].view().data())
+      axpy(eps, h.initial[c], out.initial[c]);
+  }
+  const auto list = scalar_parameters(m, dim);
+  for (const auto& kv : h.scalars)
+    parameter_value(out, list, kv.first) += eps * kv.second;
+  return out;
+}
+
+double directional_derivative(const Gradient& g, const Direction& h, const Domain& d,
+                              const std::vector<ScalarParameter>& list) {
+  double sum = 0;
+  for (const auto& kv : h.scalars) {
+    bool found = false;
+    for (const auto& p : list)
+      if (p.name == kv.first) {
+        sum += kv.second * derivative_of(g, p);
+        found = true;
+      }
+    if (!found)
+      throw ConfigError("unknown parameter '" + kv.first + "' in the direction");
+  }
+  for (int c = 0; c < d.dim(); ++c)
+    if (h.initial[c].view().data())
+      sum += global_dot(d.comm(), g.initial[c], h.initial[c]);
+  return sum;
+}
+
+Direction random_direction(const Control& m, const std::vector<ScalarParameter>& list,
+                           const std::string& group, double amplitude, unsigned seed,
+                           const Domain& d) {
+  Direction h;
+  std::uint64_t key = 1000003ull * seed;
+  for (const auto& p : list)
+    if (group == "all" || group == p.group)
+      h.scalars[p.name] = p.scale * (2.0 * hash_uniform(key++) - 1.0);
+  if (group == "all" || group == "initial") {
+    for (int c = 0; c < d.dim(); ++c) {
+      const Field& ref = m.initial[c];
+      h.initial[c] = Field(ref.layout(), "direction");
+      auto host = Kokkos::create_mirror_view(h.initial[c].view());
+      Kokkos::deep_copy(host, 0.0);
+      const IndexSpace& o = ref.owned();
+      const auto& off = ref.layout().global_offset;
+      for (long k = o.begin[2]; k < o.end[2]; ++k)
+        for (long j = o.begin[1]; j < o.end[1]; ++j)
+          for (long i = o.begin[0]; i < o.end[0]; ++i) {
+            const std::uint64_t gi = std::uint64_t(i + off[0]), gj = std::uint64_t(j + off[1]),
+                                gk = std::uint64_t(k + off[2]);
+            const std::uint64_t index = ((gk * 100003ull + gj) * 100003ull + gi) * 4ull + c;
+            host(i, j, k) = amplitude * (2.0 * hash_uniform(index ^ (key * 0x5851f42d4c957f2dull)) - 1.0);
+          }
+      Kokkos::deep_copy(h.initial[c].view(), host);
+    }
+  }
+  if (h.scalars.empty() && !h.initial[0].view().data())
+    throw ConfigError("no parameter in group '" + group +
+                      "'; groups: all, nu, body_force, boundary, shape, initial");
+  return h;
+}
+
+TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::vector<double>& dts,
+                         const Gradient& g, const Direction& h, double eps0, int halvings,
+                         const std::vector<ScalarParameter>& list) {
+  const Domain& d = driver.domain();
+  TaylorResult r;
+  r.dJ_h = directional_derivative(g, h, d, list);
+  const double J0 = g.objective;
+  double eps = eps0;
+  for (int i = 0; i <= halvings; ++i, eps *= 0.5) {
+    const double J = driver.objective(perturbed(m, h, eps, d.dim()), dts);
+    r.eps.push_back(eps);
+    r.remainder.push_back(std::abs(J - J0 - eps * r.dJ_h));
+  }
+  r.min_rate = HUGE_VAL;
+  for (int i = 0; i < halvings; ++i) {
+    const double rate = std::log2(r.remainder[i] / r.remainder[i + 1]);
+    r.rate.push_back(rate);
+    r.min_rate = std::min(r.min_rate, rate);
+  }
+  r.linear = r.remainder[0] < 1e-12 * std::max(std::abs(J0), std::abs(eps0 * r.dJ_h));
+  return r;
+}
+
+} // namespace adjoint
+} // namespace undertow
