@@ -1,0 +1,73 @@
+// The gradient of a run on all ranks against the same gradient on the first 1 and 2 ranks alone:
+// the objective, every scalar derivative and the initial-field gradient agree to 1e-10 relative.
+
+#include "gradient_cases.hpp"
+
+#include "undertow/core/reductions.hpp"
+
+#include <cstdio>
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::adjoint;
+using namespace undertow::testing;
+
+struct Outcome {
+  std::vector<double> scalars; ///< J, then every scalar derivative
+  std::vector<double> initial; ///< dJ/du_initial, gathered on rank 0
+};
+
+Outcome gradient_on(const Communicator& comm) {
+  const Domain d(comm, channel_domain({0, 0, 0}));
+  const Log log(comm);
+  GradientDriver driver(d, channel_objective(kChannelDt * kChannelSteps, true), log, 0);
+  const Control m = channel_control(d);
+  const Gradient g = driver.gradient(m, std::vector<double>(kChannelSteps, kChannelDt));
+  Outcome out;
+  out.scalars.push_back(g.objective);
+  for (const auto& p : scalar_parameters(m, 2))
+    out.scalars.push_back(derivative_of(g, p));
+  for (int c = 0; c < 2; ++c) {
+    const auto part = gather_to_root(comm, g.initial[c]);
+    out.initial.insert(out.initial.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+TEST(GradientRanks, SameGradientOnAnyNumberOfRanks) {
+  const Communicator& comm = world();
+  const Outcome full = gradient_on(comm);
+  for (int ranks : {1, 2}) {
+    if (ranks >= comm.size())
+      continue;
+    const Communicator part = comm.split(comm.rank() < ranks ? 0 : 1, comm.rank());
+    Outcome ref;
+    if (comm.rank() < ranks)
+      ref = gradient_on(part);
+    if (!comm.is_root())
+      continue;
+    ASSERT_EQ(ref.scalars.size(), full.scalars.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < ref.scalars.size(); ++i) {
+      const double rel =
+          std::abs(ref.scalars[i] - full.scalars[i]) / std::max(std::abs(ref.scalars[i]), 1e-300);
+      worst = std::max(worst, rel);
+      EXPECT_LE(rel, 1e-10) << "entry " << i << ": " << comm.size() << " ranks against "
+                            << ranks;
+    }
+    ASSERT_EQ(ref.initial.size(), full.initial.size());
+    double scale = 0, diff = 0;
+    for (std::size_t i = 0; i < ref.initial.size(); ++i) {
+      scale = std::max(scale, std::abs(ref.initial[i]));
+      diff = std::max(diff, std::abs(ref.initial[i] - full.initial[i]));
+    }
+    EXPECT_LE(diff, 1e-10 * scale);
+    std::printf("%d ranks against %d: scalars differ by %.2e relative, the initial-field "
+                "gradient by %.2e of its maximum\n",
+                comm.size(), ranks, worst, diff / scale);
+  }
+}
+
+} // namespace
