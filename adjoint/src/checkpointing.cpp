@@ -53,8 +53,7 @@ void MemoryCheckpointStore::save(int slot, const Snapshot& s) {
   for (std::size_t i = 0; i < s.fields.size(); ++i) {
     const Field& src = s.fields[i].second;
     if (!reuse)
-      kept.fields.emplace_back(s.fields[i].first,
-                               Field(src.layout(), src.name() + "_checkpoint"));
+      kept.fields.emplace_back(s.fields[i].first, Field(src.layout(), src.name() + "_checkpoint"));
     kept.fields[i].first = s.fields[i].first;
     copy(src, kept.fields[i].second);
   }
@@ -67,7 +66,9 @@ const Snapshot& MemoryCheckpointStore::load(int slot) const {
   return it->second;
 }
 
-void MemoryCheckpointStore::erase(int slot) { m_slots.erase(slot); }
+void MemoryCheckpointStore::erase(int slot) {
+  m_slots.erase(slot);
+}
 
 double MemoryCheckpointStore::bytes() const {
   double b = 0;

@@ -58,9 +58,9 @@ std::string ObjectiveSum::describe() const {
   for (const auto& t : m_terms)
     s += (s.empty() ? "" : " + ") + (t.first == 1.0 ? std::string() : format("%g * ", t.first)) +
          t.second->describe();
-  return s + (m_window.average ? format(", averaged over t in [%g, %g]", m_window.start,
-                                        m_window.end)
-                               : std::string(", at the final time"));
+  return s + (m_window.average
+                  ? format(", averaged over t in [%g, %g]", m_window.start, m_window.end)
+                  : std::string(", at the final time"));
 }
 
 namespace {
@@ -179,8 +179,8 @@ std::array<double, 3> point(const std::vector<double>& v, int dim, std::size_t f
 void check_inside(const Domain& d, const std::array<double, 3>& x, const std::string& key) {
   for (int a = 0; a < d.dim(); ++a)
     if (x[a] < d.spec().origin[a] || x[a] >= d.spec().origin[a] + d.spec().length[a])
-      throw ConfigError(key + format(": the point (%g, %g, %g) is outside the domain", x[0], x[1],
-                                     x[2]));
+      throw ConfigError(key +
+                        format(": the point (%g, %g, %g) is outside the domain", x[0], x[1], x[2]));
 }
 
 /// Pressure difference p(x1) - p(x2) between two probe cells, p = psi / (2/3 dt).
@@ -278,9 +278,7 @@ class ProbeMisfit : public Objective {
       Kokkos::deep_copy(m_weights[m_c].view(), host);
     }
   }
-  std::string describe() const override {
-    return std::string("probe misfit of ") + "uvw"[m_c];
-  }
+  std::string describe() const override { return std::string("probe misfit of ") + "uvw"[m_c]; }
   double value(const StepState& s) override {
     const double r = probe(s) - data(s.time);
     return 0.5 * r * r;
@@ -365,8 +363,8 @@ ObjectiveFactory force_factory(int axis, const std::string& name) {
     const long k = ctx.config.get_int("objective.obstacle");
     if (k < 1 || k > static_cast<long>(ctx.ns.obstacle_count()))
       throw ConfigError("objective.obstacle = " + std::to_string(k) + ": the case has " +
-                        std::to_string(ctx.ns.obstacle_count()) +
-                        " obstacle(s); " + name + " needs one ([obstacle1] ...)");
+                        std::to_string(ctx.ns.obstacle_count()) + " obstacle(s); " + name +
+                        " needs one ([obstacle1] ...)");
     if (axis >= ctx.ns.domain().dim())
       throw ConfigError("objective term '" + name + "' needs a 3D domain");
     return force_coefficient(static_cast<int>(k - 1), axis, force_scale(ctx), name);
@@ -375,20 +373,24 @@ ObjectiveFactory force_factory(int axis, const std::string& name) {
 
 std::map<std::string, Registered>& registry() {
   static std::map<std::string, Registered> r = {
-      {"drag", {"force coefficient along x of obstacle objective.obstacle (forces.*)",
-                force_factory(0, "drag")}},
-      {"lift", {"force coefficient along y of obstacle objective.obstacle",
-                force_factory(1, "lift")}},
-      {"side_force", {"force coefficient along z of obstacle objective.obstacle (3D)",
-                      force_factory(2, "side_force")}},
-      {"kinetic_energy", {"1/2 <|u|^2> [m^2/s^2]",
-                          [](const ObjectiveContext& c) -> std::unique_ptr<Objective> {
-                            return kinetic_energy(c.ns.domain());
-                          }}},
-      {"enstrophy", {"1/2 <|curl u|^2> [1/s^2]",
-                     [](const ObjectiveContext& c) -> std::unique_ptr<Objective> {
-                       return enstrophy(c.ns.domain());
-                     }}},
+      {"drag",
+       {"force coefficient along x of obstacle objective.obstacle (forces.*)",
+        force_factory(0, "drag")}},
+      {"lift",
+       {"force coefficient along y of obstacle objective.obstacle", force_factory(1, "lift")}},
+      {"side_force",
+       {"force coefficient along z of obstacle objective.obstacle (3D)",
+        force_factory(2, "side_force")}},
+      {"kinetic_energy",
+       {"1/2 <|u|^2> [m^2/s^2]",
+        [](const ObjectiveContext& c) -> std::unique_ptr<Objective> {
+          return kinetic_energy(c.ns.domain());
+        }}},
+      {"enstrophy",
+       {"1/2 <|curl u|^2> [1/s^2]",
+        [](const ObjectiveContext& c) -> std::unique_ptr<Objective> {
+          return enstrophy(c.ns.domain());
+        }}},
       {"pressure_drop",
        {"p(x1) - p(x2) at diagnostics.pressure_probes [m^2/s^2]",
         [](const ObjectiveContext& c) -> std::unique_ptr<Objective> {
@@ -522,7 +524,8 @@ ObjectiveSum make_objective(const ObjectiveContext& ctx) {
   window.start = w[0];
   window.end = w[1] > w[0] ? w[1] : cfg.get_real("time.t_end");
   if (window.average && !(window.end > window.start))
-    throw ConfigError(format("objective.window = %g %g is empty; give start < end [s]", w[0], w[1]));
+    throw ConfigError(
+        format("objective.window = %g %g is empty; give start < end [s]", w[0], w[1]));
   ObjectiveSum sum(window);
   std::istringstream in(cfg.get_string("objective.terms"));
   std::vector<std::string> names;
@@ -532,8 +535,8 @@ ObjectiveSum make_objective(const ObjectiveContext& ctx) {
     throw ConfigError("objective.terms is empty; name at least one term (e.g. drag)");
   const auto weights = cfg.get_real_list("objective.weights");
   if (weights.size() != names.size() && !(weights.size() == 1 && weights[0] == 1.0))
-    throw ConfigError("objective.weights has " + std::to_string(weights.size()) +
-                      " entries for " + std::to_string(names.size()) +
+    throw ConfigError("objective.weights has " + std::to_string(weights.size()) + " entries for " +
+                      std::to_string(names.size()) +
                       " terms in objective.terms; give one weight per term");
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto it = registry().find(names[i]);

@@ -59,8 +59,8 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
       // Angles change by radians, lengths relative to the body's size, NACA fractions by 0.05.
       const bool naca = shape.kind == navier_stokes::ShapeKind::Naca;
       const double size = params[p].index == 7 ? 0.1
-                          : naca ? (params[p].index >= 9 ? 0.05 : 0.1 * shape.chord)
-                                 : 0.1 * std::max(std::abs(value), shape.radius);
+                          : naca               ? (params[p].index >= 9 ? 0.05 : 0.1 * shape.chord)
+                                               : 0.1 * std::max(std::abs(value), shape.radius);
       out.push_back({"obstacle" + std::to_string(k + 1) + "." + params[p].name, "shape", size,
                      Kind::Shape, static_cast<int>(k), params[p].index, static_cast<int>(p)});
     }
@@ -165,7 +165,8 @@ Direction random_direction(const Control& m, const std::vector<ScalarParameter>&
             const std::uint64_t gi = std::uint64_t(i + off[0]), gj = std::uint64_t(j + off[1]),
                                 gk = std::uint64_t(k + off[2]);
             const std::uint64_t index = ((gk * 100003ull + gj) * 100003ull + gi) * 4ull + c;
-            host(i, j, k) = amplitude * (2.0 * hash_uniform(index ^ (key * 0x5851f42d4c957f2dull)) - 1.0);
+            host(i, j, k) =
+                amplitude * (2.0 * hash_uniform(index ^ (key * 0x5851f42d4c957f2dull)) - 1.0);
           }
       Kokkos::deep_copy(h.initial[c].view(), host);
     }
@@ -197,6 +198,25 @@ TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::ve
   }
   r.linear = r.remainder[0] < 1e-12 * std::max(std::abs(J0), std::abs(eps0 * r.dJ_h));
   return r;
+}
+
+FiniteDifference finite_difference(GradientDriver& driver, const Control& m,
+                                   const std::vector<double>& dts, const ScalarParameter& p,
+                                   double step) {
+  const int dim = driver.domain().dim();
+  Direction h;
+  h.scalars[p.name] = 1.0;
+  const auto central = [&](double s) {
+    return (driver.objective(perturbed(m, h, s, dim), dts) -
+            driver.objective(perturbed(m, h, -s, dim), dts)) /
+           (2 * s);
+  };
+  FiniteDifference fd;
+  fd.step = step;
+  const double coarse = central(step);
+  fd.central = central(0.5 * step);
+  fd.value = (4 * fd.central - coarse) / 3;
+  return fd;
 }
 
 } // namespace adjoint

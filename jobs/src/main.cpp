@@ -19,12 +19,14 @@
 namespace {
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: undertow <command> [arguments]\n"
-               "commands:\n"
-               "  info                      versions of undertow and its dependencies\n"
-               "  run CASE.ini [options]    run a case ('undertow run --help' for options)\n"
-               "  keys [--markdown]         every case-file key with its default and meaning\n");
+  std::fprintf(
+      out, "usage: undertow <command> [arguments]\n"
+           "commands:\n"
+           "  info                      versions of undertow and its dependencies\n"
+           "  run CASE.ini [options]    run a case ('undertow run --help' for options)\n"
+           "  gradient CASE.ini [opts]  J and dJ/dm by the discrete adjoint, with --taylor and\n"
+           "                            --fd checks ('undertow gradient --help')\n"
+           "  keys [--markdown]         every case-file key with its default and meaning\n");
 }
 
 } // namespace
@@ -42,9 +44,11 @@ int main(int argc, char** argv) {
       const std::string command = argc > 1 ? argv[1] : "";
       const std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
       using Handler = int (*)(const undertow::Communicator&, const std::vector<std::string>&);
-      const std::map<std::string, Handler> handlers = {{"info", undertow::jobs::command_info},
-                                                       {"run", undertow::jobs::command_run},
-                                                       {"keys", undertow::jobs::command_keys}};
+      const std::map<std::string, Handler> handlers = {
+          {"info", undertow::jobs::command_info},
+          {"run", undertow::jobs::command_run},
+          {"gradient", undertow::jobs::command_gradient},
+          {"keys", undertow::jobs::command_keys}};
       const auto it = handlers.find(command);
       if (command == "--help" || command == "-h" || command == "help") {
         if (comm.is_root())

@@ -46,6 +46,19 @@ const std::vector<Model>& models();
 /// The schema of a run of `model`: the run-level sections plus the model's own.
 ConfigSchema schema_for(const Model& model);
 
+/// A case file read, validated against its model's schema, with its name and output directory
+/// (`output` if given, else output.dir, else runs/<name>).
+struct LoadedCase {
+  Config config;
+  const Model* model = nullptr;
+  std::string name;
+  std::string output_dir;
+};
+/// Reads `case_file` on rank 0, broadcasts it and validates it with `overrides` (--set) applied.
+/// Throws ConfigError. Collective.
+LoadedCase load_case(const Communicator& comm, const std::string& case_file,
+                     const std::vector<std::string>& overrides, const std::string& output);
+
 // Models
 Model advection_diffusion_model();
 Model navier_stokes_model();

@@ -4,8 +4,10 @@
 
 #include "field_output.hpp"
 #include "models.hpp"
+#include "navier_stokes_setup.hpp"
 #include "restart.hpp"
 
+#include "undertow/adjoint/objective.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/io/csv.hpp"
@@ -28,8 +30,6 @@ namespace {
 using navier_stokes::NavierStokes;
 using navier_stokes::NavierStokesParams;
 using navier_stokes::VelocityFunction;
-
-constexpr double kPi = 3.14159265358979323846;
 
 void declare_keys(ConfigSchema& s) {
   s.add("fluid.nu", ValueType::Real, "0.01", "kinematic viscosity [m^2/s]").above(0);
@@ -90,6 +90,8 @@ void declare_keys(ConfigSchema& s) {
   s.add("time.steady_tolerance", ValueType::Real, "0",
         "stop when max |du/dt| falls below this [m/s^2]; 0 runs to t_end")
       .at_least(0);
+  adjoint::declare_objective_keys(s);
+  declare_adjoint_keys(s);
   s.add("check.reference", ValueType::Choice, "none",
         "what --check compares with: exact (initial.type's exact solution) or ghia (cavity "
         "centrelines of Ghia et al. 1982)")
@@ -100,51 +102,6 @@ void declare_keys(ConfigSchema& s) {
         "Ghia's u along x = 0.5, relative to the case file");
   s.add("check.ghia_v_file", ValueType::String, "ghia_v_horizontal_centreline.csv",
         "Ghia's v along y = 0.5, relative to the case file");
-}
-
-VelocityFunction initial_field(const std::string& type, double amplitude, const Domain& d,
-                               double nu, bool& exact) {
-  const double k[3] = {2 * kPi / d.spec().length[0], 2 * kPi / d.spec().length[1],
-                       2 * kPi / d.spec().length[2]};
-  const double o[3] = {d.spec().origin[0], d.spec().origin[1], d.spec().origin[2]};
-  exact = false;
-  if (type == "taylor_green") {
-    exact = d.dim() == 2; // the 3D Taylor-Green vortex has no closed-form solution
-    const bool three = d.dim() == 3;
-    return [=](int c, double x, double y, double z, double t) {
-      const double X = k[0] * (x - o[0]), Y = k[1] * (y - o[1]), Z = k[2] * (z - o[2]);
-      const double decay = three ? 1.0 : std::exp(-nu * (k[0] * k[0] + k[1] * k[1]) * t);
-      const double cz = three ? std::cos(Z) : 1.0;
-      if (c == 0)
-        return amplitude * std::sin(X) * std::cos(Y) * cz * decay;
-      if (c == 1)
-        return -amplitude * k[0] / k[1] * std::cos(X) * std::sin(Y) * cz * decay;
-      return 0.0;
-    };
-  }
-  if (type == "abc") {
-    if (d.dim() != 3 || k[0] != k[1] || k[1] != k[2])
-      throw ConfigError("initial.type = abc needs a 3D cube (domain.dim = 3, equal lengths)");
-    exact = true;
-    return [=](int c, double x, double y, double z, double t) {
-      const double X = k[0] * (x - o[0]), Y = k[0] * (y - o[1]), Z = k[0] * (z - o[2]);
-      const double decay = std::exp(-nu * k[0] * k[0] * t);
-      const double v[3] = {std::sin(Z) + 0.4 * std::cos(Y), 0.7 * std::sin(X) + std::cos(Z),
-                           0.4 * std::sin(Y) + 0.7 * std::cos(X)};
-      return amplitude * v[c] * decay;
-    };
-  }
-  if (type == "poiseuille") {
-    exact = true; // steady when driven consistently (body force 8 nu U / H^2, or inflow)
-    const double H = d.spec().length[1];
-    return [=](int c, double, double y, double, double) {
-      const double s = (y - o[1]) / H;
-      return c == 0 ? 4.0 * amplitude * s * (1.0 - s) : 0.0;
-    };
-  }
-  return [](int, double, double, double, double) {
-    return 0.0;
-  };
 }
 
 /// One column of a Ghia table: positions and values.
@@ -258,24 +215,7 @@ GhiaComparison compare_with_ghia(const std::vector<double>& u, const std::vector
 RunResult run_navier_stokes(const RunContext& ctx) {
   const Config& cfg = ctx.config;
   const Domain& domain = ctx.domain;
-  NavierStokesParams params;
-  params.nu = cfg.get_real("fluid.nu");
-  const auto force = cfg.get_real_list("fluid.body_force");
-  for (int a = 0; a < domain.dim() && a < static_cast<int>(force.size()); ++a)
-    params.body_force[a] = force[a];
-  params.boundaries = navier_stokes::BoundarySet::from_config(cfg, domain.spec());
-  params.obstacles = navier_stokes::ObstacleSet::from_config(cfg, domain.dim());
-  params.pressure.rtol = cfg.get_real("pressure.rtol");
-  params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
-  params.pressure.options = cfg.get_string("pressure.petsc_options");
-  {
-    using P = linear::PressurePreconditioner;
-    const std::string pc = cfg.get_string("pressure.preconditioner");
-    params.pressure.preconditioner = pc == "multigrid" ? P::Multigrid
-                                     : pc == "hypre"   ? P::Hypre
-                                     : pc == "gamg"    ? P::Gamg
-                                                       : P::Auto;
-  }
+  const NavierStokesParams params = flow_parameters(cfg, domain);
   if (ctx.check_requested && cfg.get_string("check.reference") == "none")
     throw ConfigError("--check needs a reference: set check.reference = exact (with an exact "
                       "initial.type) or ghia (the cavity) in [check] of " +

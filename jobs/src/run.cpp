@@ -99,27 +99,36 @@ const Model& find_model(const std::string& name) {
 
 } // namespace
 
+LoadedCase load_case(const Communicator& comm, const std::string& case_file,
+                     const std::vector<std::string>& overrides, const std::string& output) {
+  // Rank 0 reads the case file; every rank parses and validates the same text.
+  std::string text;
+  run_on_root(comm, [&] { text = io::read_file(case_file); });
+  text = comm.broadcast(text);
+  const RawConfig raw = RawConfig::parse(text, case_file, overrides);
+  LoadedCase c;
+  c.model = &find_model(raw.get_or("case.model", models().front().name));
+  c.config = Config(schema_for(*c.model), raw);
+  c.name = c.config.get_string("case.name").empty()
+               ? std::filesystem::path(case_file).stem().string()
+               : c.config.get_string("case.name");
+  c.output_dir = !output.empty()                              ? output
+                 : !c.config.get_string("output.dir").empty() ? c.config.get_string("output.dir")
+                                                              : "runs/" + c.name;
+  return c;
+}
+
 int command_run(const Communicator& comm, const std::vector<std::string>& args) {
   const auto wall_start = std::chrono::steady_clock::now();
   RunOptions opt;
   if (!parse_run_options(comm, args, opt))
     return kSuccess;
 
-  // Rank 0 reads the case file; every rank parses and validates the same text.
-  std::string text;
-  run_on_root(comm, [&] { text = io::read_file(opt.case_file); });
-  text = comm.broadcast(text);
-  const RawConfig raw = RawConfig::parse(text, opt.case_file, opt.overrides);
-  const Model& model = find_model(raw.get_or("case.model", models().front().name));
-  const Config config(schema_for(model), raw);
-
-  const std::string case_name = config.get_string("case.name").empty()
-                                    ? std::filesystem::path(opt.case_file).stem().string()
-                                    : config.get_string("case.name");
-  std::string output_dir = !opt.output.empty() ? opt.output
-                           : !config.get_string("output.dir").empty()
-                               ? config.get_string("output.dir")
-                               : "runs/" + case_name;
+  const LoadedCase loaded = load_case(comm, opt.case_file, opt.overrides, opt.output);
+  const Config& config = loaded.config;
+  const Model& model = *loaded.model;
+  const std::string& case_name = loaded.name;
+  const std::string& output_dir = loaded.output_dir;
   if (opt.check && config.get_real("check.l2_error_max") <= 0)
     throw ConfigError("--check needs a reference: set check.l2_error_max in [check] of " +
                       opt.case_file + ".");

@@ -13,8 +13,6 @@ namespace testing {
 using namespace undertow::navier_stokes;
 using namespace undertow::adjoint;
 
-
-
 /// A channel with a cylinder: parabolic inflow, outflow, no-slip walls (the lower one moving,
 /// so that its speed is a parameter too), a body force; Re = U D / nu = 20 on a 48 x 16 grid.
 inline NavierStokesParams channel_params() {

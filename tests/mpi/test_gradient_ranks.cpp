@@ -54,8 +54,7 @@ TEST(GradientRanks, SameGradientOnAnyNumberOfRanks) {
       const double rel =
           std::abs(ref.scalars[i] - full.scalars[i]) / std::max(std::abs(ref.scalars[i]), 1e-300);
       worst = std::max(worst, rel);
-      EXPECT_LE(rel, 1e-10) << "entry " << i << ": " << comm.size() << " ranks against "
-                            << ranks;
+      EXPECT_LE(rel, 1e-10) << "entry " << i << ": " << comm.size() << " ranks against " << ranks;
     }
     ASSERT_EQ(ref.initial.size(), full.initial.size());
     double scale = 0, diff = 0;

@@ -23,10 +23,10 @@ namespace adjoint {
 
 /// The state after step n that an objective term sees.
 struct StepState {
-  long step = 0;       ///< n + 1: steps taken
-  double time = 0;     ///< t_{n+1} [s]
-  double dt = 0;       ///< dt_n [s]
-  bool last = false;   ///< the last step of the run
+  long step = 0;                       ///< n + 1: steps taken
+  double time = 0;                     ///< t_{n+1} [s]
+  double dt = 0;                       ///< dt_n [s]
+  bool last = false;                   ///< the last step of the run
   const Velocity3* velocity = nullptr; ///< u_{n+1}, boundary values and ghosts up to date
   const std::vector<std::array<double, 3>>* forces = nullptr; ///< F_n (NavierStokes::forces)
   const Field* psi = nullptr; ///< potential of step n's last projection (null in the reverse sweep)
@@ -54,7 +54,7 @@ class Objective {
 
 /// When an objective term counts.
 struct TimeWindow {
-  bool average = false; ///< false: the last step only; true: the mean over [start, end]
+  bool average = false;      ///< false: the last step only; true: the mean over [start, end]
   double start = 0, end = 0; ///< [s]
   /// w_n for the step that reached `state`.
   double weight(const StepState& state) const;

@@ -75,5 +75,17 @@ TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::ve
                          const Gradient& g, const Direction& h, double eps0, int halvings,
                          const std::vector<ScalarParameter>& list);
 
+/// dJ/dp by central differences D(h) = (J(p + h) - J(p - h)) / 2h at h = `step` and h/2,
+/// Richardson-extrapolated: (4 D(h/2) - D(h)) / 3, whose error is O(h^4) (plus the solver noise
+/// of J divided by h), so that h can be large enough for that noise to stay small. Collective.
+struct FiniteDifference {
+  double value = 0;   ///< the extrapolated derivative
+  double central = 0; ///< D(h/2)
+  double step = 0;    ///< h
+};
+FiniteDifference finite_difference(GradientDriver& driver, const Control& m,
+                                   const std::vector<double>& dts, const ScalarParameter& p,
+                                   double step);
+
 } // namespace adjoint
 } // namespace undertow

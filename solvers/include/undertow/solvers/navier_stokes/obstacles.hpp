@@ -19,8 +19,8 @@
 /// | star      | centre, r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta |
 
 #include "undertow/core/config.hpp"
-#include "undertow/core/field.hpp"
 #include "undertow/core/dual.hpp"
+#include "undertow/core/field.hpp"
 #include "undertow/core/math.hpp"
 
 #include <array>

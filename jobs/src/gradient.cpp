@@ -1,0 +1,373 @@
+/// `undertow gradient CASE.ini [--taylor] [--direction SPEC] [--fd] [--restart FILE]
+///  [--set k=v ...] [--output DIR] [--report FILE.json]`: J and dJ/dm of a Navier-Stokes case by
+/// the discrete adjoint, with optional Taylor remainder and finite-difference checks.
+
+#include "commands.hpp"
+#include "models.hpp"
+#include "navier_stokes_setup.hpp"
+#include "restart.hpp"
+
+#include "undertow/adjoint/parameters.hpp"
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+#include "undertow/core/version.hpp"
+#include "undertow/io/field_file.hpp"
+#include "undertow/io/files.hpp"
+#include "undertow/io/json.hpp"
+#include "undertow/io/xdmf.hpp"
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+using adjoint::Control;
+using adjoint::Direction;
+using adjoint::Gradient;
+using adjoint::GradientDriver;
+using adjoint::ScalarParameter;
+
+struct GradientOptions {
+  std::string case_file, output, report, restart, direction;
+  std::vector<std::string> overrides;
+  bool taylor = false, fd = false;
+};
+
+po::options_description visible_options() {
+  po::options_description d("Options of 'undertow gradient CASE.ini'");
+  d.add_options()("set", po::value<std::vector<std::string>>()->composing(),
+                  "override a case-file key: --set section.key=value (repeatable)")(
+      "output", po::value<std::string>(), "output directory (overrides output.dir)")(
+      "report", po::value<std::string>(), "write J, dJ/dm and the checks to this JSON file")(
+      "taylor", po::bool_switch(),
+      "Taylor remainder test per parameter group (adjoint.taylor_groups); exit 1 if a rate is "
+      "below adjoint.taylor_min_rate")(
+      "direction", po::value<std::string>(),
+      "with --taylor: test this direction instead, e.g. 'fluid.nu=1e-4,obstacle1.radius=0.01'")(
+      "fd", po::bool_switch(),
+      "compare every scalar derivative with central finite differences; exit 1 if one differs "
+      "by more than adjoint.fd_tolerance")(
+      "restart", po::value<std::string>(),
+      "start from the velocity of this restart file (of the same case) instead of initial.*")(
+      "help,h", "print this help");
+  return d;
+}
+
+bool parse(const Communicator& comm, const std::vector<std::string>& args, GradientOptions& o) {
+  po::options_description visible = visible_options(), all = visible_options();
+  all.add_options()("case", po::value<std::string>(), "case file");
+  po::positional_options_description positional;
+  positional.add("case", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::ostringstream help;
+    help << visible;
+    throw ConfigError(std::string("undertow gradient: ") + e.what() + "\n" + help.str());
+  }
+  if (vm.count("help")) {
+    if (comm.is_root())
+      std::cout << "usage: undertow gradient CASE.ini [options]\n" << visible;
+    return false;
+  }
+  if (!vm.count("case"))
+    throw ConfigError("undertow gradient: no case file given; usage: undertow gradient CASE.ini "
+                      "[--taylor] [--fd] [--set section.key=value ...] [--output DIR]");
+  o.case_file = vm["case"].as<std::string>();
+  if (vm.count("set"))
+    o.overrides = vm["set"].as<std::vector<std::string>>();
+  for (const char* key : {"output", "report", "restart", "direction"})
+    if (vm.count(key))
+      (key == std::string("output")    ? o.output
+       : key == std::string("report")  ? o.report
+       : key == std::string("restart") ? o.restart
+                                       : o.direction) = vm[key].as<std::string>();
+  o.taylor = vm["taylor"].as<bool>();
+  o.fd = vm["fd"].as<bool>();
+  if (!o.direction.empty() && !o.taylor)
+    throw ConfigError("undertow gradient: --direction is the direction of --taylor; add --taylor");
+  return true;
+}
+
+/// "fluid.nu=1e-4,obstacle1.radius=0.01" as a direction.
+Direction parse_direction(const std::string& spec, const Control& m,
+                          const std::vector<ScalarParameter>& list) {
+  Direction h;
+  std::string item;
+  std::istringstream in(spec);
+  while (std::getline(in, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw ConfigError("--direction: '" + item + "' is not name=value");
+    const std::string name = item.substr(0, eq);
+    Control probe = m;
+    adjoint::parameter_value(probe, list, name); // throws naming the known parameters
+    try {
+      h.scalars[name] = std::stod(item.substr(eq + 1));
+    } catch (const std::exception&) {
+      throw ConfigError("--direction: '" + item.substr(eq + 1) + "' is not a number");
+    }
+  }
+  if (h.scalars.empty())
+    throw ConfigError("--direction is empty");
+  return h;
+}
+
+/// Cell-centred means of face fields (the mean of each cell's two faces per component), for the
+/// sensitivity maps.
+void face_to_cells(const Field& faces, int c, Field& cells) {
+  const FieldView f = faces.view(), o = cells.view();
+  for_each(
+      "gradient::face_to_cell", cells.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        o(i, j, k) = 0.5 * (f(i, j, k) + navier_stokes::at(f, i, j, k, c, 1));
+      });
+}
+
+/// <output>/gradient.h5 and gradient.xmf: dJ/du_initial and dJ/dchi on cells (ParaView), and
+/// the raw face fields. Collective.
+void write_sensitivity(const Domain& d, const Gradient& g, const std::string& dir,
+                       const std::string& hash) {
+  const int dim = d.dim();
+  Field cells(d, Location::Cell, 1, "gradient::cells"), chi_sum(d, Location::Cell, 1, "chi");
+  io::FieldFile file(d, dir + "/gradient.h5", io::FieldFile::Mode::Create);
+  std::vector<std::string> names;
+  for (int c = 0; c < dim; ++c) {
+    // Ghosts of the face fields are not needed: the upper face of an owned cell is owned by the
+    // rank except at its upper side, where the face fields carry zero in their ghosts, so the
+    // map shows the owned faces' half there (a display convenience only).
+    face_to_cells(g.initial[c], c, cells);
+    names.push_back(std::string("dJ_du_initial_") + "xyz"[c]);
+    file.write(names.back(), cells);
+    face_to_cells(g.chi[c], c, cells);
+    axpy(1.0, cells, chi_sum);
+  }
+  names.push_back("dJ_dchi");
+  file.write(names.back(), chi_sum);
+  for (int c = 0; c < dim; ++c) {
+    file.write(std::string("dJ_du_initial_faces_") + "xyz"[c], g.initial[c]);
+    file.write(std::string("dJ_dchi_faces_") + "xyz"[c], g.chi[c]);
+  }
+  file.set_attribute("undertow_version", UNDERTOW_VERSION_STRING);
+  file.set_attribute("config_hash", hash);
+  file.set_attribute("objective", g.objective);
+  file.set_attribute("contents", "sensitivity maps: dJ/du_initial (the initial velocity before "
+                                 "projection) and dJ/dchi (the Brinkman mask, summed over the "
+                                 "faces' components), cell means of the face values");
+  file.commit();
+  io::XdmfGrid grid;
+  grid.dim = dim;
+  for (int a = 0; a < 3; ++a) {
+    grid.cells[a] = d.global_cells(a);
+    grid.origin[a] = d.spec().origin[a];
+    grid.spacing[a] = d.spacing(a);
+  }
+  const std::string xdmf = io::xdmf_time_series(grid, names, {{0.0, "gradient.h5"}});
+  run_on_root(d.comm(), [&] { io::write_file_atomic(dir + "/gradient.xmf", xdmf); });
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
+}
+
+} // namespace
+
+int command_gradient(const Communicator& comm, const std::vector<std::string>& args) {
+  GradientOptions opt;
+  if (!parse(comm, args, opt))
+    return kSuccess;
+  const LoadedCase loaded = load_case(comm, opt.case_file, opt.overrides, opt.output);
+  const Config& cfg = loaded.config;
+  if (loaded.model->name != "navier_stokes")
+    throw ConfigError("undertow gradient: case.model = " + loaded.model->name +
+                      " has no adjoint; gradients are available for navier_stokes cases");
+  const Domain domain(comm, DomainSpec::from_config(cfg));
+  const int dim = domain.dim();
+  Log log(comm);
+  const std::string& dir = loaded.output_dir;
+  run_on_root(comm, [&] {
+    io::make_directories(dir);
+    io::write_file_atomic(dir + "/config.ini", cfg.to_ini());
+    log.attach_file(dir + "/gradient.log");
+  });
+  log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " gradient: case '" + loaded.name +
+           "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " + ExecutionSpace::name());
+  log.info("domain: " + domain.describe());
+
+  // The parameters m and the time steps.
+  Control m;
+  m.flow = flow_parameters(cfg, domain);
+  if (m.flow.pressure.rtol > 1e-11)
+    log.info(format("note: pressure.rtol = %.1e; gradients are only as accurate as the pressure "
+                    "solves: set pressure.rtol = 1e-12 for finite-difference agreement to 6 "
+                    "digits",
+                    m.flow.pressure.rtol));
+  {
+    navier_stokes::NavierStokes ns(domain, m.flow);
+    if (!opt.restart.empty()) {
+      const long step = read_restart(opt.restart, ns, domain, cfg);
+      log.info(
+          "initial velocity from " + opt.restart +
+          format(" (step %.0f, t = %.6e); times below count from there", double(step), ns.time()));
+    } else {
+      bool exact = false;
+      navier_stokes::set_velocity(ns,
+                                  initial_field(cfg.get_string("initial.type"),
+                                                cfg.get_real("initial.amplitude"), domain,
+                                                m.flow.nu, exact),
+                                  0.0);
+    }
+    m.initial = ns.make_velocity("initial");
+    for (int c = 0; c < dim; ++c)
+      copy(ns.velocity(c), m.initial[c]);
+  }
+  const std::string case_file = opt.case_file;
+  GradientDriver driver(
+      domain,
+      [&](navier_stokes::NavierStokes& ns) {
+        return adjoint::make_objective({cfg, case_file, ns});
+      },
+      log, cfg.get_int("output.progress_every"));
+  {
+    // Validate the objective before the long runs.
+    navier_stokes::NavierStokes ns(domain, m.flow);
+    log.info("objective: " + adjoint::make_objective({cfg, case_file, ns}).describe());
+  }
+  const double t_end = cfg.get_real("time.t_end");
+  const std::vector<double> dts =
+      driver.choose_steps(m, t_end, cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
+  log.info(format("time steps: %.0f (frozen for every run of this gradient)", double(dts.size())));
+
+  const Gradient g = driver.gradient(m, dts);
+  const auto list = adjoint::scalar_parameters(m, dim);
+  io::Json report = io::Json::object();
+  report["undertow_version"] = UNDERTOW_VERSION_STRING;
+  report["case"] = loaded.name;
+  report["mpi_ranks"] = comm.size();
+  report["steps"] = static_cast<double>(dts.size());
+  report["objective"] = g.objective;
+  log.info(format("J = %.15e", g.objective));
+  log.info("dJ/dm:");
+  for (const auto& p : list) {
+    const double v = adjoint::derivative_of(g, p);
+    log.info("  " + p.name +
+             std::string(std::max<std::size_t>(34, p.name.size() + 1) - p.name.size(), ' ') +
+             format("% .12e", v));
+    report["gradient"][p.name] = v;
+  }
+  double norm2 = 0;
+  for (int c = 0; c < dim; ++c)
+    norm2 += global_dot(comm, g.initial[c], g.initial[c]);
+  log.info(format("  |dJ/du_initial| (l2 over faces)     %.6e", std::sqrt(norm2)));
+  report["gradient"]["initial_velocity_l2"] = std::sqrt(norm2);
+  const double ratio = (g.forward_seconds + g.reverse_seconds) / g.forward_seconds;
+  log.info(format("forward %.2f s, reverse %.2f s: (forward + adjoint) / forward = %.2f",
+                  g.forward_seconds, g.reverse_seconds, ratio) +
+           format(", tapes %.1f MiB on rank 0", g.tape_bytes / 1048576.0));
+  report["timing"]["forward_seconds"] = comm.max(g.forward_seconds);
+  report["timing"]["reverse_seconds"] = comm.max(g.reverse_seconds);
+  report["timing"]["ratio"] = ratio;
+  report["memory"]["tape_bytes_rank0"] = g.tape_bytes;
+  if (cfg.get_bool("adjoint.fields")) {
+    write_sensitivity(domain, g, dir, cfg.hash());
+    log.info("sensitivity maps: " + dir + "/gradient.xmf");
+  }
+
+  int code = kSuccess;
+  if (opt.taylor) {
+    std::vector<std::pair<std::string, Direction>> tests;
+    if (!opt.direction.empty()) {
+      tests.emplace_back("direction", parse_direction(opt.direction, m, list));
+    } else {
+      for (const std::string& group : words(cfg.get_string("adjoint.taylor_groups"))) {
+        bool present = group == "initial" || group == "all";
+        for (const auto& p : list)
+          present = present || p.group == group;
+        if (!present) {
+          log.info("Taylor test: the case has no '" + group + "' parameter; skipped");
+          continue;
+        }
+        tests.emplace_back(group, adjoint::random_direction(
+                                      m, list, group, 0.05 * cfg.get_real("adjoint.velocity_scale"),
+                                      static_cast<unsigned>(cfg.get_int("adjoint.seed")), domain));
+      }
+    }
+    const double min_rate = cfg.get_real("adjoint.taylor_min_rate");
+    const int halvings = static_cast<int>(cfg.get_int("adjoint.taylor_halvings"));
+    for (const auto& t : tests) {
+      const double eps0 = t.first == "shape" ? cfg.get_real("adjoint.taylor_shape_eps")
+                                             : cfg.get_real("adjoint.taylor_eps");
+      log.info("Taylor test, " + t.first + ":");
+      const auto r = adjoint::taylor_test(driver, m, dts, g, t.second, eps0, halvings, list);
+      log.info(format("  dJ.h = % .10e", r.dJ_h));
+      for (std::size_t i = 0; i < r.eps.size(); ++i)
+        log.info(format("  eps = %.4e  |J(m + eps h) - J(m) - eps dJ.h| = %.4e", r.eps[i],
+                        r.remainder[i]) +
+                 (i > 0 ? format("  rate %.3f", r.rate[i - 1]) : std::string()));
+      const bool pass = r.linear || r.min_rate >= min_rate;
+      log.info(std::string("  ") + (r.linear ? "J is linear in this direction (remainders at "
+                                               "round-off): passed"
+                                             : format("minimum rate %.3f: ", r.min_rate) +
+                                                   (pass ? "passed" : "FAILED")));
+      io::Json& j = report["taylor"][t.first];
+      j["dJ_h"] = r.dJ_h;
+      j["min_rate"] = r.min_rate;
+      j["passed"] = pass;
+      for (std::size_t i = 0; i < r.eps.size(); ++i) {
+        j["eps"].push_back(r.eps[i]);
+        j["remainder"].push_back(r.remainder[i]);
+      }
+      for (double rate : r.rate)
+        j["rates"].push_back(rate);
+      if (!pass)
+        code = kCheckFailed;
+    }
+  }
+  if (opt.fd) {
+    const double tol = cfg.get_real("adjoint.fd_tolerance");
+    log.info("finite differences (central at h and h/2, Richardson-extrapolated; h = "
+             "adjoint.fd_step, or adjoint.fd_shape_step for shapes, times each parameter's "
+             "scale):");
+    for (const auto& p : list) {
+      const double step =
+          cfg.get_real(p.group == "shape" ? "adjoint.fd_shape_step" : "adjoint.fd_step") * p.scale;
+      const auto result = adjoint::finite_difference(driver, m, dts, p, step);
+      const double fd = result.value, adj = adjoint::derivative_of(g, p);
+      const double rel = std::abs(fd - adj) / std::max(std::abs(fd), std::abs(adj));
+      const bool pass = rel <= tol || (fd == 0 && adj == 0);
+      log.info("  " + p.name +
+               format(": adjoint % .12e, fd % .12e, relative difference %.2e", adj, fd, rel) +
+               (pass ? "" : "  FAILED"));
+      report["fd"][p.name]["adjoint"] = adj;
+      report["fd"][p.name]["fd"] = fd;
+      report["fd"][p.name]["central"] = result.central;
+      report["fd"][p.name]["step"] = step;
+      report["fd"][p.name]["relative_difference"] = rel;
+      if (!pass)
+        code = kCheckFailed;
+    }
+  }
+  run_on_root(comm, [&] {
+    io::write_file_atomic(dir + "/gradient.json", report.dump());
+    if (!opt.report.empty())
+      io::write_file_atomic(opt.report, report.dump());
+  });
+  log.info("report: " + dir + "/gradient.json" +
+           (opt.report.empty() ? std::string() : " and " + opt.report));
+  return code;
+}
+
+} // namespace jobs
+} // namespace undertow

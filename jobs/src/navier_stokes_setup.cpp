@@ -1,0 +1,127 @@
+#include "navier_stokes_setup.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace jobs {
+
+using navier_stokes::NavierStokesParams;
+using navier_stokes::VelocityFunction;
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+}
+
+void declare_adjoint_keys(ConfigSchema& s) {
+  s.add("adjoint.fields", ValueType::Boolean, "true",
+        "undertow gradient: write the sensitivity maps (dJ/du_initial, dJ/dchi) to "
+        "<output>/gradient.h5 and gradient.xmf");
+  s.add("adjoint.taylor_groups", ValueType::String, "nu body_force boundary shape initial",
+        "undertow gradient --taylor: the parameter groups tested one at a time (nu, body_force, "
+        "boundary, shape, initial, all); groups the case does not have are skipped");
+  s.add("adjoint.taylor_eps", ValueType::Real, "0.5",
+        "undertow gradient --taylor: the first eps, as a fraction of each parameter's typical "
+        "change (5% of its value; the initial-field direction has amplitude "
+        "0.05 * adjoint.velocity_scale)")
+      .above(0);
+  s.add("adjoint.taylor_shape_eps", ValueType::Real, "0.002",
+        "undertow gradient --taylor: the first eps of the shape group (smaller: with a stiff "
+        "penalty J varies on a fraction of a cell, and the mask is C^1 in the shape, so the "
+        "remainder is second order once few faces cross the edge of the smoothed band)")
+      .above(0);
+  s.add("adjoint.taylor_halvings", ValueType::Integer, "4",
+        "undertow gradient --taylor: how many times eps is halved")
+      .at_least(4);
+  s.add("adjoint.taylor_min_rate", ValueType::Real, "1.9",
+        "undertow gradient --taylor exits with 1 if a group's smallest observed rate is below "
+        "this")
+      .above(0);
+  s.add("adjoint.fd_step", ValueType::Real, "1e-2",
+        "undertow gradient --fd: the step h of the central differences (at h and h/2, "
+        "Richardson-extrapolated), relative to each parameter's typical change")
+      .above(0);
+  s.add("adjoint.fd_shape_step", ValueType::Real, "1e-4",
+        "undertow gradient --fd: the step of the shape parameters (smaller: with a stiff "
+        "penalty, obstacles.eta << dt, J varies on a fraction of a cell)")
+      .above(0);
+  s.add("adjoint.fd_tolerance", ValueType::Real, "1e-6",
+        "undertow gradient --fd exits with 1 if a relative difference exceeds this")
+      .above(0);
+  s.add("adjoint.velocity_scale", ValueType::Real, "1",
+        "velocity scale of the random initial-field direction of --taylor [m/s]")
+      .above(0);
+  s.add("adjoint.seed", ValueType::Integer, "1", "seed of the random Taylor directions")
+      .at_least(0);
+}
+
+NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
+  NavierStokesParams params;
+  params.nu = cfg.get_real("fluid.nu");
+  const auto force = cfg.get_real_list("fluid.body_force");
+  for (int a = 0; a < domain.dim() && a < static_cast<int>(force.size()); ++a)
+    params.body_force[a] = force[a];
+  params.boundaries = navier_stokes::BoundarySet::from_config(cfg, domain.spec());
+  params.obstacles = navier_stokes::ObstacleSet::from_config(cfg, domain.dim());
+  params.pressure.rtol = cfg.get_real("pressure.rtol");
+  params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
+  params.pressure.options = cfg.get_string("pressure.petsc_options");
+  {
+    using P = linear::PressurePreconditioner;
+    const std::string pc = cfg.get_string("pressure.preconditioner");
+    params.pressure.preconditioner = pc == "multigrid" ? P::Multigrid
+                                     : pc == "hypre"   ? P::Hypre
+                                     : pc == "gamg"    ? P::Gamg
+                                                       : P::Auto;
+  }
+  return params;
+}
+
+VelocityFunction initial_field(const std::string& type, double amplitude, const Domain& d,
+                               double nu, bool& exact) {
+  const double k[3] = {2 * kPi / d.spec().length[0], 2 * kPi / d.spec().length[1],
+                       2 * kPi / d.spec().length[2]};
+  const double o[3] = {d.spec().origin[0], d.spec().origin[1], d.spec().origin[2]};
+  exact = false;
+  if (type == "taylor_green") {
+    exact = d.dim() == 2; // the 3D Taylor-Green vortex has no closed-form solution
+    const bool three = d.dim() == 3;
+    return [=](int c, double x, double y, double z, double t) {
+      const double X = k[0] * (x - o[0]), Y = k[1] * (y - o[1]), Z = k[2] * (z - o[2]);
+      const double decay = three ? 1.0 : std::exp(-nu * (k[0] * k[0] + k[1] * k[1]) * t);
+      const double cz = three ? std::cos(Z) : 1.0;
+      if (c == 0)
+        return amplitude * std::sin(X) * std::cos(Y) * cz * decay;
+      if (c == 1)
+        return -amplitude * k[0] / k[1] * std::cos(X) * std::sin(Y) * cz * decay;
+      return 0.0;
+    };
+  }
+  if (type == "abc") {
+    if (d.dim() != 3 || k[0] != k[1] || k[1] != k[2])
+      throw ConfigError("initial.type = abc needs a 3D cube (domain.dim = 3, equal lengths)");
+    exact = true;
+    return [=](int c, double x, double y, double z, double t) {
+      const double X = k[0] * (x - o[0]), Y = k[0] * (y - o[1]), Z = k[0] * (z - o[2]);
+      const double decay = std::exp(-nu * k[0] * k[0] * t);
+      const double v[3] = {std::sin(Z) + 0.4 * std::cos(Y), 0.7 * std::sin(X) + std::cos(Z),
+                           0.4 * std::sin(Y) + 0.7 * std::cos(X)};
+      return amplitude * v[c] * decay;
+    };
+  }
+  if (type == "poiseuille") {
+    exact = true; // steady when driven consistently (body force 8 nu U / H^2, or inflow)
+    const double H = d.spec().length[1];
+    return [=](int c, double, double y, double, double) {
+      const double s = (y - o[1]) / H;
+      return c == 0 ? 4.0 * amplitude * s * (1.0 - s) : 0.0;
+    };
+  }
+  return [](int, double, double, double, double) {
+    return 0.0;
+  };
+}
+
+} // namespace jobs
+} // namespace undertow

@@ -1,0 +1,25 @@
+#pragma once
+// What a Navier-Stokes case file sets up, shared by `undertow run` and `undertow gradient`.
+
+#include "undertow/core/config.hpp"
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+#include <string>
+
+namespace undertow {
+namespace jobs {
+
+/// The flow parameters of [fluid], [boundary], [obstacles], [obstacle1..4] and [pressure].
+/// Throws ConfigError naming a bad key. Not collective.
+navier_stokes::NavierStokesParams flow_parameters(const Config& config, const Domain& domain);
+
+/// Declares [adjoint]: the settings of `undertow gradient`. Not collective.
+void declare_adjoint_keys(ConfigSchema& schema);
+
+/// The initial velocity of initial.type with amplitude [m/s] (nu for the decay of the exact
+/// solutions); `exact` tells whether it is an exact solution of the equations.
+navier_stokes::VelocityFunction initial_field(const std::string& type, double amplitude,
+                                              const Domain& d, double nu, bool& exact);
+
+} // namespace jobs
+} // namespace undertow
