@@ -77,6 +77,78 @@ TEST(ChannelGradient, FiniteDifferencesOfEveryScalarParameter) {
   }
 }
 
+// A steady drag coefficient depends on Re = U D / nu only, so U dC/dU = -nu dC/dnu once the run
+// has converged to its steady state. Our J normalises the force with the fixed
+// forces.reference_velocity U_ref instead of U, J = (U / U_ref)^2 C_D, which turns the identity
+// into U dJ/dU + nu dJ/dnu = 2 J. The discrete steady state also depends on the penalty time
+// scale eta and, through the implicit penalty 1 / (1 + dt chi / eta), on dt: both are times, so
+// the exact discrete identity is U dJ/dU + nu dJ/dnu - eta dJ/deta - dt dJ/ddt = 2 J. The test
+// checks it with the adjoint's dJ/dU and dJ/dnu and central differences for the eta and dt
+// terms (neither is a parameter of the gradient), and prints how far the physical identity
+// alone is off.
+TEST(SteadyCylinder, DragDependsOnlyOnTheReynoldsNumber) {
+  DomainSpec s;
+  s.dim = 2;
+  s.cells = {110, 21, 1};
+  s.length = {2.2, 0.41, 1.0};
+  s.periodic = {false, false, false};
+  const Domain d(world(), s);
+  Control m;
+  m.flow.nu = 1e-3;
+  auto& f = m.flow.boundaries.face;
+  f[0].kind = BoundaryKind::Inflow;
+  f[0].velocity[0] = 0.3;
+  f[0].profile = InflowProfile::Parabolic;
+  f[1].kind = BoundaryKind::Outflow;
+  Shape body;
+  body.centre[0] = 0.2;
+  body.centre[1] = 0.2;
+  body.radius = 0.05;
+  m.flow.obstacles.shapes = {body};
+  m.flow.obstacles.eta = 1e-6;
+  m.flow.pressure.rtol = 1e-12;
+  {
+    NavierStokes ns(d, m.flow);
+    m.initial = ns.make_velocity("rest");
+  }
+  const Log log(world());
+  const double U_ref = 0.2, D = 0.1;
+  GradientDriver driver(
+      d,
+      [&](NavierStokes&) {
+        ObjectiveSum J(TimeWindow{});
+        J.add(1.0, force_coefficient(0, 0, 2.0 / (U_ref * U_ref * D), "drag"));
+        return J;
+      },
+      log, 0);
+  const std::vector<double> dts(606, 0.033); // t = 20: steady to 1e-6
+  const Gradient g = driver.gradient(m, dts);
+  const double U_dJ_dU = 0.3 * g.flow.boundary_velocity[0][0];
+  const double nu_dJ_dnu = m.flow.nu * g.flow.nu;
+  const double delta = 1e-3;
+  Control scaled = m;
+  scaled.flow.obstacles.eta = m.flow.obstacles.eta * (1 + delta);
+  const double eta_plus = driver.objective(scaled, dts);
+  scaled.flow.obstacles.eta = m.flow.obstacles.eta * (1 - delta);
+  const double eta_dJ_deta = (eta_plus - driver.objective(scaled, dts)) / (2 * delta);
+  const double dt_plus = driver.objective(m, std::vector<double>(606, 0.033 * (1 + delta)));
+  const double dt_dJ_ddt =
+      (dt_plus - driver.objective(m, std::vector<double>(606, 0.033 * (1 - delta)))) / (2 * delta);
+  const double physical = std::abs(U_dJ_dU + nu_dJ_dnu - 2 * g.objective) / (2 * g.objective);
+  const double discrete =
+      std::abs(U_dJ_dU + nu_dJ_dnu - eta_dJ_deta - dt_dJ_ddt - 2 * g.objective) /
+      (2 * g.objective);
+  if (world().is_root())
+    std::printf("steady C_D: J = %.10f, U dJ/dU = %.10f, nu dJ/dnu = %.10f, eta dJ/deta = %.3e, "
+                "dt dJ/ddt = %.3e\n  |U dJ/dU + nu dJ/dnu - 2J| / 2J = %.2e (the physical "
+                "identity)\n  |... - eta dJ/deta - dt dJ/ddt - 2J| / 2J = %.2e (the discrete "
+                "one)\n",
+                g.objective, U_dJ_dU, nu_dJ_dnu, eta_dJ_deta, dt_dJ_ddt, physical, discrete);
+  EXPECT_LT(discrete, 1e-6);
+  EXPECT_LT(physical, 3e-3); // eta << D / U and dt chi / eta >> 1: close to the physical one
+  EXPECT_GT(std::abs(nu_dJ_dnu), 0.05 * g.objective); // the identity is not trivially met
+}
+
 INSTANTIATE_TEST_SUITE_P(FinalAndAveraged, ChannelGradient, ::testing::Values(false, true));
 
 } // namespace
