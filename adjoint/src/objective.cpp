@@ -533,11 +533,6 @@ ObjectiveSum make_objective(const ObjectiveContext& ctx) {
     names.push_back(name);
   if (names.empty())
     throw ConfigError("objective.terms is empty; name at least one term (e.g. drag)");
-  const auto weights = cfg.get_real_list("objective.weights");
-  if (weights.size() != names.size() && !(weights.size() == 1 && weights[0] == 1.0))
-    throw ConfigError("objective.weights has " + std::to_string(weights.size()) + " entries for " +
-                      std::to_string(names.size()) +
-                      " terms in objective.terms; give one weight per term");
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto it = registry().find(names[i]);
     if (it == registry().end()) {
@@ -546,8 +541,15 @@ ObjectiveSum make_objective(const ObjectiveContext& ctx) {
         known += (known.empty() ? "" : ", ") + kv.first;
       throw ConfigError("objective.terms: unknown term '" + names[i] + "'; known terms: " + known);
     }
-    sum.add(weights.size() == names.size() ? weights[i] : 1.0, it->second.factory(ctx));
   }
+  const auto weights = cfg.get_real_list("objective.weights");
+  if (weights.size() != names.size() && !(weights.size() == 1 && weights[0] == 1.0))
+    throw ConfigError("objective.weights has " + std::to_string(weights.size()) + " entries for " +
+                      std::to_string(names.size()) +
+                      " terms in objective.terms; give one weight per term");
+  for (std::size_t i = 0; i < names.size(); ++i)
+    sum.add(weights.size() == names.size() ? weights[i] : 1.0,
+            registry().find(names[i])->second.factory(ctx));
   return sum;
 }
 

@@ -246,12 +246,15 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
     log.info("objective: " + adjoint::make_objective({cfg, case_file, ns}).describe());
   }
   const double t_end = cfg.get_real("time.t_end");
+  const auto list = adjoint::scalar_parameters(m, dim);
+  Direction given; // checked before the long runs
+  if (!opt.direction.empty())
+    given = parse_direction(opt.direction, m, list);
   const std::vector<double> dts =
       driver.choose_steps(m, t_end, cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
   log.info(format("time steps: %.0f (frozen for every run of this gradient)", double(dts.size())));
 
   const Gradient g = driver.gradient(m, dts);
-  const auto list = adjoint::scalar_parameters(m, dim);
   io::Json report = io::Json::object();
   report["undertow_version"] = UNDERTOW_VERSION_STRING;
   report["case"] = loaded.name;
@@ -289,7 +292,7 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   if (opt.taylor) {
     std::vector<std::pair<std::string, Direction>> tests;
     if (!opt.direction.empty()) {
-      tests.emplace_back("direction", parse_direction(opt.direction, m, list));
+      tests.emplace_back("direction", given);
     } else {
       for (const std::string& group : words(cfg.get_string("adjoint.taylor_groups"))) {
         bool present = group == "initial" || group == "all";

@@ -136,8 +136,7 @@ TEST(SteadyCylinder, DragDependsOnlyOnTheReynoldsNumber) {
       (dt_plus - driver.objective(m, std::vector<double>(606, 0.033 * (1 - delta)))) / (2 * delta);
   const double physical = std::abs(U_dJ_dU + nu_dJ_dnu - 2 * g.objective) / (2 * g.objective);
   const double discrete =
-      std::abs(U_dJ_dU + nu_dJ_dnu - eta_dJ_deta - dt_dJ_ddt - 2 * g.objective) /
-      (2 * g.objective);
+      std::abs(U_dJ_dU + nu_dJ_dnu - eta_dJ_deta - dt_dJ_ddt - 2 * g.objective) / (2 * g.objective);
   if (world().is_root())
     std::printf("steady C_D: J = %.10f, U dJ/dU = %.10f, nu dJ/dnu = %.10f, eta dJ/deta = %.3e, "
                 "dt dJ/ddt = %.3e\n  |U dJ/dU + nu dJ/dnu - 2J| / 2J = %.2e (the physical "
