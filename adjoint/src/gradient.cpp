@@ -1,5 +1,6 @@
 #include "undertow/adjoint/gradient.hpp"
 
+#include "undertow/adjoint/transposes.hpp"
 #include "undertow/core/error.hpp"
 
 #include <chrono>
@@ -182,6 +183,8 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
     copy(lambda[c], g.initial[c]);
   g.flow = adj.gradient();
   g.shape = shape_gradient(*ns, adj);
+  if (ns->params().obstacles.has_design())
+    g.design = design_gradient(*ns, adj);
   g.chi = ns->make_velocity("dJ_dchi");
   for (int c = 0; c < dim; ++c)
     copy(adj.chi_gradient()[c], g.chi[c]);
@@ -189,6 +192,34 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
   g.reverse_seconds += seconds_since(initial_start);
   return g;
 }
+
+namespace {
+
+/// dchi/dmask_k (k = skip >= 0) or dchi/d(design on the face) (skip < 0) on the free faces of
+/// component c, from chi = 1 - (1 - design) prod_k (1 - mask_k): the product of the factors
+/// other than the one differentiated.
+void chi_partial(const NavierStokes& ns, int c, int skip, Field& out) {
+  const FieldView o = out.view();
+  const IndexSpace& free = ns.free_faces(c);
+  if (skip >= 0 && ns.params().obstacles.has_design()) {
+    const FieldView rho = ns.design_face(c).view();
+    for_each(
+        "adj::chi_partial_design", free,
+        KOKKOS_LAMBDA(long i, long j, long k) { o(i, j, k) = 1.0 - rho(i, j, k); });
+  } else {
+    fill_value(out, free, 1.0);
+  }
+  for (std::size_t k = 0; k < ns.obstacle_count(); ++k) {
+    if (static_cast<int>(k) == skip)
+      continue;
+    const FieldView m = ns.mask(static_cast<int>(k), c).view();
+    for_each(
+        "adj::chi_partial", free,
+        KOKKOS_LAMBDA(long i, long j, long kk) { o(i, j, kk) *= 1.0 - m(i, j, kk); });
+  }
+}
+
+} // namespace
 
 std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
                                                 const NavierStokesAdjoint& adjoint) {
@@ -198,6 +229,9 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
     h_min = std::min(h_min, d.spacing(a));
   const double eps = ns.params().obstacles.smoothing * h_min;
   std::vector<std::vector<double>> out;
+  std::array<Field, 3> partials;
+  for (int c = 0; c < d.dim(); ++c)
+    partials[c] = Field(ns.total_mask(c).layout(), "adj::dchi_dmask");
   for (std::size_t k = 0; k < ns.obstacle_count(); ++k) {
     const navier_stokes::Shape& shape = ns.params().obstacles.shapes[k];
     std::vector<double> grad;
@@ -205,7 +239,8 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
       const navier_stokes::BasicShape<Dual> ds = navier_stokes::seeded(shape, p.index);
       double local = 0;
       for (int c = 0; c < d.dim(); ++c) {
-        const FieldView total = ns.total_mask(c).view(), dchi = adjoint.chi_gradient()[c].view(),
+        chi_partial(ns, c, static_cast<int>(k), partials[c]);
+        const FieldView dchi_dm = partials[c].view(), dchi = adjoint.chi_gradient()[c].view(),
                         dmask = adjoint.mask_force_gradient()[k][c].view();
         const GridGeometry g = ns.total_mask(c).geometry();
         local += local_sum(
@@ -215,8 +250,7 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
                   ds.distance(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, kk)), eps);
               if (m.d == 0.0)
                 return;
-              const double through_chi = total(i, j, kk) < 1.0 ? dchi(i, j, kk) : 0.0;
-              acc += (through_chi + dmask(i, j, kk)) * m.d;
+              acc += (dchi(i, j, kk) * dchi_dm(i, j, kk) + dmask(i, j, kk)) * m.d;
             });
       }
       grad.push_back(d.comm().sum(local));
@@ -224,6 +258,42 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
     out.push_back(grad);
   }
   return out;
+}
+
+Field design_gradient(NavierStokes& ns, const NavierStokesAdjoint& adjoint) {
+  const Domain& d = ns.domain();
+  Field g(d, Location::Cell, 1, "dJ_ddesign");
+  const FieldView gv = g.view();
+  for (int c = 0; c < d.dim(); ++c) {
+    Field partial(ns.total_mask(c).layout(), "adj::dchi_ddesign");
+    chi_partial(ns, c, -1, partial);
+    const FieldView dchi_drho = partial.view(), dchi = adjoint.chi_gradient()[c].view();
+    for_each(
+        "adj::design_on_face", ns.free_faces(c), KOKKOS_LAMBDA(long i, long j, long k) {
+          design_on_face_transpose(gv, c, dchi(i, j, k) * dchi_drho(i, j, k), i, j, k);
+        });
+  }
+  // Transposes of the ghosts the forward solver gave the design field: boundary ghosts copy the
+  // cell inside, halo ghosts come from the neighbours.
+  const FieldView v = g.view();
+  for (int a = d.dim() - 1; a >= 0; --a) {
+    if (d.periodic(a))
+      continue;
+    for (int side = 1; side >= 0; --side) {
+      if (!d.touches_boundary(a, side))
+        continue;
+      const long inward = side == 0 ? 1 : -1;
+      const long ghost = side == 0 ? g.owned().begin[a] - 1 : g.owned().end[a];
+      for_each(
+          "adj::design_ghost", navier_stokes::layer(g.ghosted(), a, ghost),
+          KOKKOS_LAMBDA(long i, long j, long k) {
+            add_at(v, i, j, k, a, inward, v(i, j, k));
+            v(i, j, k) = 0.0;
+          });
+    }
+  }
+  ns.cell_halo().scatter_add(g);
+  return g;
 }
 
 } // namespace adjoint

@@ -164,7 +164,7 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   const InverseSpacing sp = inverse_spacing(m_domain);
   const Velocity v = views(us);
   const Velocity lam = views(lambda_us);
-  const bool penalised = m_ns.obstacle_count() > 0;
+  const bool penalised = m_ns.penalised();
   const double eta = params.obstacles.eta;
   double volume = 1.0;
   for (int d = 0; d < dim; ++d)

@@ -22,6 +22,27 @@ double hash_uniform(std::uint64_t z) {
   return double(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/// A field like `like`, uniform in [-amplitude, amplitude] (or [0, amplitude]) on the owned
+/// points from a hash of the global index: the same on any number of ranks.
+Field random_field(const Field& like, double amplitude, std::uint64_t seed, bool signed_values) {
+  Field f(like.layout(), "direction");
+  auto host = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(host, 0.0);
+  const IndexSpace& o = like.owned();
+  const auto& off = like.layout().global_offset;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i) {
+        const std::uint64_t index =
+            (std::uint64_t(k + off[2]) * 100003ull + std::uint64_t(j + off[1])) * 100003ull +
+            std::uint64_t(i + off[0]);
+        const double r = hash_uniform(index ^ (seed * 0x5851f42d4c957f2dull));
+        host(i, j, k) = amplitude * (signed_values ? 2.0 * r - 1.0 : r);
+      }
+  Kokkos::deep_copy(f.view(), host);
+  return f;
+}
+
 } // namespace
 
 std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
@@ -34,10 +55,11 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
       speed = std::max(speed, std::abs(v));
   if (speed == 0)
     speed = 1.0;
-  out.push_back({"fluid.nu", "nu", f.nu, Kind::Nu});
+  // Scales: 10% of each value (of a tenth of the largest boundary speed where the value is 0).
+  out.push_back({"fluid.nu", "nu", 0.1 * f.nu, Kind::Nu});
   for (int a = 0; a < dim; ++a)
     out.push_back({std::string("fluid.body_force_") + kAxes[a], "body_force",
-                   std::max(std::abs(f.body_force[a]), 0.1 * speed), Kind::BodyForce, a});
+                   0.1 * std::max(std::abs(f.body_force[a]), 0.1 * speed), Kind::BodyForce, a});
   using navier_stokes::BoundaryKind;
   for (int face = 0; face < 2 * dim; ++face) {
     const auto kind = f.boundaries.face[face].kind;
@@ -47,7 +69,7 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
         continue;
       out.push_back({std::string("boundary.") + kFaceNames[face] + ".velocity_" + kAxes[c],
                      "boundary",
-                     std::max(std::abs(f.boundaries.face[face].velocity[c]), 0.1 * speed),
+                     0.1 * std::max(std::abs(f.boundaries.face[face].velocity[c]), 0.1 * speed),
                      Kind::BoundaryVelocity, face, c});
     }
   }
@@ -118,6 +140,13 @@ Control perturbed(const Control& m, const Direction& h, double eps, int dim) {
     if (h.initial[c].view().data())
       axpy(eps, h.initial[c], out.initial[c]);
   }
+  if (m.flow.obstacles.has_design()) {
+    Field& rho = out.flow.obstacles.design;
+    rho = Field(m.flow.obstacles.design.layout(), "design");
+    copy(m.flow.obstacles.design, rho);
+    if (h.design.view().data())
+      axpy(eps, h.design, rho);
+  }
   const auto list = scalar_parameters(m, dim);
   for (const auto& kv : h.scalars)
     parameter_value(out, list, kv.first) += eps * kv.second;
@@ -140,40 +169,28 @@ double directional_derivative(const Gradient& g, const Direction& h, const Domai
   for (int c = 0; c < d.dim(); ++c)
     if (h.initial[c].view().data())
       sum += global_dot(d.comm(), g.initial[c], h.initial[c]);
+  if (h.design.view().data())
+    sum += global_dot(d.comm(), g.design, h.design);
   return sum;
 }
 
 Direction random_direction(const Control& m, const std::vector<ScalarParameter>& list,
                            const std::string& group, double amplitude, unsigned seed,
-                           const Domain& d) {
+                           const Domain& d, double design_amplitude) {
   Direction h;
   std::uint64_t key = 1000003ull * seed;
   for (const auto& p : list)
     if (group == "all" || group == p.group)
       h.scalars[p.name] = p.scale * (2.0 * hash_uniform(key++) - 1.0);
-  if (group == "all" || group == "initial") {
-    for (int c = 0; c < d.dim(); ++c) {
-      const Field& ref = m.initial[c];
-      h.initial[c] = Field(ref.layout(), "direction");
-      auto host = Kokkos::create_mirror_view(h.initial[c].view());
-      Kokkos::deep_copy(host, 0.0);
-      const IndexSpace& o = ref.owned();
-      const auto& off = ref.layout().global_offset;
-      for (long k = o.begin[2]; k < o.end[2]; ++k)
-        for (long j = o.begin[1]; j < o.end[1]; ++j)
-          for (long i = o.begin[0]; i < o.end[0]; ++i) {
-            const std::uint64_t gi = std::uint64_t(i + off[0]), gj = std::uint64_t(j + off[1]),
-                                gk = std::uint64_t(k + off[2]);
-            const std::uint64_t index = ((gk * 100003ull + gj) * 100003ull + gi) * 4ull + c;
-            host(i, j, k) =
-                amplitude * (2.0 * hash_uniform(index ^ (key * 0x5851f42d4c957f2dull)) - 1.0);
-          }
-      Kokkos::deep_copy(h.initial[c].view(), host);
-    }
-  }
-  if (h.scalars.empty() && !h.initial[0].view().data())
+  if (group == "all" || group == "initial")
+    for (int c = 0; c < d.dim(); ++c)
+      h.initial[c] = random_field(m.initial[c], amplitude, key * 4 + c, true);
+  if ((group == "all" || group == "design") && m.flow.obstacles.has_design())
+    // Non-negative: the design field must stay >= 0 (chi < 0 would amplify the flow).
+    h.design = random_field(m.flow.obstacles.design, design_amplitude, key * 4 + 3, false);
+  if (h.scalars.empty() && !h.initial[0].view().data() && !h.design.view().data())
     throw ConfigError("no parameter in group '" + group +
-                      "'; groups: all, nu, body_force, boundary, shape, initial");
+                      "'; groups: all, nu, body_force, boundary, shape, initial, design");
   return h;
 }
 

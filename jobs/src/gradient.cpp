@@ -152,6 +152,10 @@ void write_sensitivity(const Domain& d, const Gradient& g, const std::string& di
   }
   names.push_back("dJ_dchi");
   file.write(names.back(), chi_sum);
+  if (g.design.view().data()) {
+    names.push_back("dJ_ddesign");
+    file.write(names.back(), g.design);
+  }
   for (int c = 0; c < dim; ++c) {
     file.write(std::string("dJ_du_initial_faces_") + "xyz"[c], g.initial[c]);
     file.write(std::string("dJ_dchi_faces_") + "xyz"[c], g.chi[c]);
@@ -161,7 +165,8 @@ void write_sensitivity(const Domain& d, const Gradient& g, const std::string& di
   file.set_attribute("objective", g.objective);
   file.set_attribute("contents", "sensitivity maps: dJ/du_initial (the initial velocity before "
                                  "projection) and dJ/dchi (the Brinkman mask, summed over the "
-                                 "faces' components), cell means of the face values");
+                                 "faces' components), cell means of the face values; "
+                                 "dJ_ddesign: per cell, with a design field");
   file.commit();
   io::XdmfGrid grid;
   grid.dim = dim;
@@ -294,8 +299,12 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
     if (!opt.direction.empty()) {
       tests.emplace_back("direction", given);
     } else {
+      const double design_scale = cfg.get_real("adjoint.design_scale") > 0
+                                      ? cfg.get_real("adjoint.design_scale")
+                                      : 0.1 * m.flow.obstacles.eta / t_end;
       for (const std::string& group : words(cfg.get_string("adjoint.taylor_groups"))) {
-        bool present = group == "initial" || group == "all";
+        bool present = group == "initial" || group == "all" ||
+                       (group == "design" && m.flow.obstacles.has_design());
         for (const auto& p : list)
           present = present || p.group == group;
         if (!present) {
@@ -304,7 +313,8 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
         }
         tests.emplace_back(group, adjoint::random_direction(
                                       m, list, group, 0.05 * cfg.get_real("adjoint.velocity_scale"),
-                                      static_cast<unsigned>(cfg.get_int("adjoint.seed")), domain));
+                                      static_cast<unsigned>(cfg.get_int("adjoint.seed")), domain,
+                                      design_scale));
       }
     }
     const double min_rate = cfg.get_real("adjoint.taylor_min_rate");

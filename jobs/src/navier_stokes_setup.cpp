@@ -1,6 +1,9 @@
 #include "navier_stokes_setup.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/io/field_file.hpp"
+
+#include <cstdlib>
 
 #include <cmath>
 
@@ -18,13 +21,13 @@ void declare_adjoint_keys(ConfigSchema& s) {
   s.add("adjoint.fields", ValueType::Boolean, "true",
         "undertow gradient: write the sensitivity maps (dJ/du_initial, dJ/dchi) to "
         "<output>/gradient.h5 and gradient.xmf");
-  s.add("adjoint.taylor_groups", ValueType::String, "nu body_force boundary shape initial",
+  s.add("adjoint.taylor_groups", ValueType::String, "nu body_force boundary shape initial design",
         "undertow gradient --taylor: the parameter groups tested one at a time (nu, body_force, "
-        "boundary, shape, initial, all); groups the case does not have are skipped");
+        "boundary, shape, initial, design, all); groups the case does not have are skipped");
   s.add("adjoint.taylor_eps", ValueType::Real, "0.5",
         "undertow gradient --taylor: the first eps, as a fraction of each parameter's typical "
-        "change (5% of its value; the initial-field direction has amplitude "
-        "0.05 * adjoint.velocity_scale)")
+        "change (10% of its value: eps = 0.5 changes it by up to 5%; the initial-field "
+        "direction has amplitude 0.05 * adjoint.velocity_scale)")
       .above(0);
   s.add("adjoint.taylor_shape_eps", ValueType::Real, "0.002",
         "undertow gradient --taylor: the first eps of the shape group (smaller: with a stiff "
@@ -38,7 +41,7 @@ void declare_adjoint_keys(ConfigSchema& s) {
         "undertow gradient --taylor exits with 1 if a group's smallest observed rate is below "
         "this")
       .above(0);
-  s.add("adjoint.fd_step", ValueType::Real, "1e-2",
+  s.add("adjoint.fd_step", ValueType::Real, "0.1",
         "undertow gradient --fd: the step h of the central differences (at h and h/2, "
         "Richardson-extrapolated), relative to each parameter's typical change")
       .above(0);
@@ -52,6 +55,11 @@ void declare_adjoint_keys(ConfigSchema& s) {
   s.add("adjoint.velocity_scale", ValueType::Real, "1",
         "velocity scale of the random initial-field direction of --taylor [m/s]")
       .above(0);
+  s.add("adjoint.design_scale", ValueType::Real, "0",
+        "undertow gradient --taylor: amplitude of the random (non-negative) design-field "
+        "direction; 0: 0.1 obstacles.eta / time.t_end, which brakes the flow by about 10% over "
+        "the run (larger ones see the penalty's strong nonlinearity, not its derivative)")
+      .at_least(0);
   s.add("adjoint.seed", ValueType::Integer, "1", "seed of the random Taylor directions")
       .at_least(0);
 }
@@ -74,6 +82,19 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
                                      : pc == "hypre"   ? P::Hypre
                                      : pc == "gamg"    ? P::Gamg
                                                        : P::Auto;
+  }
+  const std::string design = cfg.get_string("obstacles.design");
+  if (!design.empty()) {
+    Field rho(domain, Location::Cell, 1, "design");
+    char* end = nullptr;
+    const double value = std::strtod(design.c_str(), &end);
+    if (end && *end == '\0') {
+      fill_value(rho, rho.owned(), value);
+    } else {
+      const io::FieldFile file(domain, design, io::FieldFile::Mode::Read);
+      file.read("design", rho);
+    }
+    params.obstacles.design = rho;
   }
   return params;
 }

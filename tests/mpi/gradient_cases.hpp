@@ -66,6 +66,19 @@ inline Control channel_control(const Domain& d) {
       }
     Kokkos::deep_copy(m.initial[c].view(), host);
   }
+  // A porous patch downstream of the body: the Brinkman design field, 0.3 at its centre.
+  m.flow.obstacles.design = Field(d, Location::Cell, 1, "design");
+  {
+    auto host = Kokkos::create_mirror_view(m.flow.obstacles.design.view());
+    const GridGeometry g = m.flow.obstacles.design.geometry();
+    const IndexSpace& o = m.flow.obstacles.design.owned();
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i) {
+        const double x = g.coordinate(0, i) - 1.8, y = g.coordinate(1, j) - 0.5;
+        host(i, j, 0) = 0.3 * std::exp(-(x * x + y * y) / 0.02);
+      }
+    Kokkos::deep_copy(m.flow.obstacles.design.view(), host);
+  }
   return m;
 }
 

@@ -44,8 +44,11 @@ TEST_P(ChannelGradient, TaylorTestOfEveryParameterGroup) {
   const std::vector<double> dts(kSteps, kDt);
   const Gradient g = driver.gradient(m, dts);
   const auto list = scalar_parameters(m, 2);
-  for (const std::string group : {"nu", "body_force", "boundary", "shape", "initial", "all"}) {
-    const Direction h = random_direction(m, list, group, 0.05, 7, d);
+  for (const std::string group :
+       {"nu", "body_force", "boundary", "shape", "initial", "design", "all"}) {
+    // The design direction brakes the flow by about 10% of its momentum over the run at most.
+    const double design_amplitude = 0.1 * m.flow.obstacles.eta / (kDt * kSteps);
+    const Direction h = random_direction(m, list, group, 0.05, 7, d, design_amplitude);
     // The mask is C^1 in the shape parameters, its second derivative jumping where a face
     // leaves the smoothed band: rates reach 2 once the perturbation crosses few such faces,
     // so shape directions start smaller (1% of a cell), the others at 5% of each parameter.
@@ -67,7 +70,7 @@ TEST(ChannelGradient, FiniteDifferencesOfEveryScalarParameter) {
   const Gradient g = driver.gradient(m, dts);
   for (const auto& p : scalar_parameters(m, 2)) {
     const auto result =
-        finite_difference(driver, m, dts, p, (p.group == "shape" ? 1e-4 : 1e-2) * p.scale);
+        finite_difference(driver, m, dts, p, (p.group == "shape" ? 1e-4 : 1e-1) * p.scale);
     const double fd = result.value, adjoint = derivative_of(g, p);
     const double rel = std::abs(fd - adjoint) / std::max(std::abs(fd), 1e-300);
     if (world().is_root())

@@ -17,6 +17,7 @@ using namespace undertow::testing;
 struct Outcome {
   std::vector<double> scalars; ///< J, then every scalar derivative
   std::vector<double> initial; ///< dJ/du_initial, gathered on rank 0
+  std::vector<double> design;  ///< dJ/d(design field), gathered on rank 0
 };
 
 Outcome gradient_on(const Communicator& comm) {
@@ -33,6 +34,7 @@ Outcome gradient_on(const Communicator& comm) {
     const auto part = gather_to_root(comm, g.initial[c]);
     out.initial.insert(out.initial.end(), part.begin(), part.end());
   }
+  out.design = gather_to_root(comm, g.design);
   return out;
 }
 
@@ -63,9 +65,17 @@ TEST(GradientRanks, SameGradientOnAnyNumberOfRanks) {
       diff = std::max(diff, std::abs(ref.initial[i] - full.initial[i]));
     }
     EXPECT_LE(diff, 1e-10 * scale);
+    ASSERT_EQ(ref.design.size(), full.design.size());
+    double design_scale = 0, design_diff = 0;
+    for (std::size_t i = 0; i < ref.design.size(); ++i) {
+      design_scale = std::max(design_scale, std::abs(ref.design[i]));
+      design_diff = std::max(design_diff, std::abs(ref.design[i] - full.design[i]));
+    }
+    EXPECT_LE(design_diff, 1e-10 * design_scale);
+    EXPECT_GT(design_scale, 0.0);
     std::printf("%d ranks against %d: scalars differ by %.2e relative, the initial-field "
-                "gradient by %.2e of its maximum\n",
-                comm.size(), ranks, worst, diff / scale);
+                "gradient by %.2e and the design gradient by %.2e of their maxima\n",
+                comm.size(), ranks, worst, diff / scale, design_diff / design_scale);
   }
 }
 

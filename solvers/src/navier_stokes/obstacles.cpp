@@ -17,6 +17,10 @@ void ObstacleSet::declare_keys(ConfigSchema& s) {
   s.add("obstacles.eta", ValueType::Real, "1e-6",
         "Brinkman penalty time scale eta [s]: smaller is stiffer (treated implicitly)")
       .above(0);
+  s.add("obstacles.design", ValueType::String, "",
+        "Brinkman design field, one value per cell added to the masks (0 fluid, 1 solid; fluid "
+        "topology optimisation): empty for none, a number for a uniform field, or an HDF5 file "
+        "with the cell dataset 'design' on this grid");
   s.add("obstacles.smoothing", ValueType::Real, "1",
         "width of the smooth mask, in cells of the smallest spacing")
       .above(0);

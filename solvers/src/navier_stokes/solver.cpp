@@ -85,6 +85,31 @@ void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space) 
 }
 const char* kNames[3] = {"ns::u", "ns::v", "ns::w"};
 
+/// -f on the owned points (for minima through global_max).
+Field negated(const Field& f) {
+  Field out(f.layout(), "negated");
+  axpy(-1.0, f, out);
+  return out;
+}
+
+/// Ghosts of a cell field beyond the non-periodic boundaries := the cell inside.
+void extend_to_boundary_ghosts(const Domain& d, Field& f) {
+  const FieldView v = f.view();
+  for (int a = 0; a < d.dim(); ++a) {
+    if (d.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      if (!d.touches_boundary(a, side))
+        continue;
+      const long inward = side == 0 ? 1 : -1;
+      const long ghost = side == 0 ? f.owned().begin[a] - 1 : f.owned().end[a];
+      for_each(
+          "ns::design_ghost", layer(f.ghosted(), a, ghost),
+          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = at(v, i, j, k, a, inward); });
+    }
+  }
+}
+
 linear::PoissonSpec pressure_spec(const NavierStokesParams& p) {
   linear::PoissonSpec s = p.pressure;
   s.faces = p.boundaries.pressure_faces();
@@ -140,18 +165,49 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     }
     m_masks.push_back(masks);
   }
-  for (int c = 0; c < domain.dim() && !m_masks.empty(); ++c) {
+  m_penalised_flow = !m_masks.empty() || params.obstacles.has_design();
+  Field design;
+  if (params.obstacles.has_design()) {
+    const double lowest = -global_max(domain.comm(), negated(params.obstacles.design));
+    const double highest = global_max(domain.comm(), params.obstacles.design);
+    if (!(lowest >= 0.0 && highest <= 1.0))
+      throw ConfigError(format("the Brinkman design field has values in [%g, %g]; it must lie "
+                               "in [0, 1] (0 fluid, 1 solid): negative values would amplify the "
+                               "flow",
+                               lowest, highest));
+    // Its ghosts: halo values, and beyond the boundaries a copy of the cell inside.
+    design = Field(domain, Location::Cell, kGhost, "ns::design");
+    copy(params.obstacles.design, design);
+    m_cell_halo->fill(design);
+    extend_to_boundary_ghosts(domain, design);
+  }
+  // chi = 1 - (1 - design) prod_k (1 - mask_k): the union of the bodies, smooth in each mask
+  // (overlapping bodies stay at chi = 1), and chi = mask for a single body.
+  for (int c = 0; c < domain.dim() && m_penalised_flow; ++c) {
     m_total_mask[c] = Field(domain, kFaces[c], kGhost, "ns::total_mask");
     m_penalised[c] = Field(domain, kFaces[c], kGhost, "ns::penalised");
     const FieldView total = m_total_mask[c].view();
+    if (design.view().data()) {
+      m_design_face[c] = Field(domain, kFaces[c], kGhost, "ns::design_face");
+      const FieldView rho = design.view(), rho_face = m_design_face[c].view();
+      for_each(
+          "ns::design_mask", m_total_mask[c].owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+            rho_face(i, j, k) = design_on_face(rho, c, i, j, k);
+            total(i, j, k) = 1.0 - rho_face(i, j, k);
+          });
+    } else {
+      fill_value(m_total_mask[c], m_total_mask[c].owned(), 1.0);
+    }
     for (const auto& masks : m_masks) {
       const FieldView m = masks[c].view();
       for_each(
-          "ns::total_mask", m_total_mask[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-            const double sum = total(i, j, k) + m(i, j, k);
-            total(i, j, k) = sum < 1.0 ? sum : 1.0;
-          });
+          "ns::total_mask", m_total_mask[c].owned(),
+          KOKKOS_LAMBDA(long i, long j, long k) { total(i, j, k) *= 1.0 - m(i, j, k); });
     }
+    for_each(
+        "ns::total_mask_union", m_total_mask[c].owned(),
+        KOKKOS_LAMBDA(long i, long j, long k) { total(i, j, k) = 1.0 - total(i, j, k); });
+    m_velocity_halo[c]->fill(m_total_mask[c]);
   }
   m_forces.assign(m_masks.size(), {0.0, 0.0, 0.0});
 }
@@ -270,7 +326,7 @@ void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double 
           {layer(m_free[c], c, at_face), side == 0 ? 1L : -1L, std::abs(f.velocity[c])});
     }
     const FieldView scratch = m_outflow_scratch[c].view();
-    if (m_masks.empty()) {
+    if (!m_penalised_flow) {
       momentum_with_outflow(c, dim, m, m_free[c], convective, scratch);
       continue;
     }
@@ -499,7 +555,7 @@ void NavierStokes::cell_vorticity(int a, Field& out) {
 
 void NavierStokes::cell_mask(Field& out) const {
   fill_value(out, out.owned(), 0.0);
-  if (m_masks.empty())
+  if (!m_penalised_flow)
     return;
   const int dim = m_domain.dim();
   const FieldView o = out.view();

@@ -19,7 +19,8 @@ namespace adjoint {
 
 /// The parameters m: everything the forward run depends on that has a gradient.
 struct Control {
-  navier_stokes::NavierStokesParams flow; ///< nu, body force, boundary velocities, shapes
+  /// nu, body force, boundary velocities, shapes, the design field (flow.obstacles.design)
+  navier_stokes::NavierStokesParams flow;
   Velocity3 initial; ///< the initial velocity before projection, on the owned faces [m/s]
 };
 
@@ -31,6 +32,7 @@ struct Gradient {
   std::vector<std::vector<double>> shape;
   Velocity3 initial; ///< dJ/du_initial on the owned faces (zero where boundaries prescribe u)
   Velocity3 chi;     ///< dJ/dchi, the sensitivity to the Brinkman mask on each face
+  Field design;      ///< dJ/d(design field) per cell (empty without a design field)
   double forward_seconds = 0, reverse_seconds = 0;
   double tape_bytes = 0; ///< largest memory the tapes held on one rank
   long poisson_iterations_forward = 0, poisson_iterations_reverse = 0;
@@ -63,10 +65,15 @@ class GradientDriver {
   long m_every;
 };
 
-/// Shape gradients from dJ/dchi and dJ/dmask_k: dJ/dtheta = sum over faces of (dJ/dchi [sum of
-/// masks < 1] + dJ/dmask_k) dmask_k/dtheta, with dmask/dtheta exact (dual numbers). Collective.
+/// Shape gradients from dJ/dchi and dJ/dmask_k: dJ/dtheta = sum over faces of (dJ/dchi
+/// dchi/dmask_k + dJ/dmask_k) dmask_k/dtheta, with dmask/dtheta exact (dual numbers).
+/// Collective.
 std::vector<std::vector<double>> shape_gradient(const navier_stokes::NavierStokes& ns,
                                                 const NavierStokesAdjoint& adjoint);
+
+/// dJ/d(design) per cell from dJ/dchi: each face's chi holds the mean of its two cells.
+/// Collective.
+Field design_gradient(navier_stokes::NavierStokes& ns, const NavierStokesAdjoint& adjoint);
 
 } // namespace adjoint
 } // namespace undertow

@@ -66,7 +66,8 @@ class NavierStokesAdjoint {
 
   /// The parameter gradient accumulated so far, summed over ranks. Collective.
   FlowGradient gradient() const;
-  /// dJ/dchi, chi being the total mask min(1, sum of masks) per face, accumulated so far.
+  /// dJ/dchi, chi being the penalty mask per face (NavierStokes::total_mask), accumulated so
+  /// far.
   const Velocity3& chi_gradient() const { return m_chi_gradient; }
   /// dJ/dmask_k through the force term of obstacle k, accumulated so far.
   const std::vector<Velocity3>& mask_force_gradient() const { return m_mask_force_gradient; }

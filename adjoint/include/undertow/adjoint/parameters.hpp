@@ -3,8 +3,8 @@
 /// The parameters of a gradient by name, and the checks built on them: a Taylor remainder test
 /// in a direction and central finite differences. Scalar parameters are named as in the case
 /// file: "fluid.nu", "fluid.body_force_x", "boundary.x_lo.velocity_x", "obstacle1.radius", ...;
-/// each belongs to a group (nu, body_force, boundary, shape) and the field-valued initial
-/// velocity forms the group "initial".
+/// each belongs to a group (nu, body_force, boundary, shape); the field-valued initial velocity
+/// and Brinkman design field form the groups "initial" and "design".
 
 #include "undertow/adjoint/gradient.hpp"
 
@@ -44,6 +44,7 @@ double& parameter_value(Control& m, const std::vector<ScalarParameter>& list,
 struct Direction {
   std::map<std::string, double> scalars;
   Velocity3 initial; ///< empty views: no initial-field component
+  Field design;      ///< empty: no design-field component
 };
 
 /// m + eps h. Not collective.
@@ -53,12 +54,12 @@ double directional_derivative(const Gradient& g, const Direction& h, const Domai
                               const std::vector<ScalarParameter>& list);
 
 /// A reproducible random direction over the parameters of `group` ("all" for every group):
-/// scalars uniform in [-scale, scale]; the initial field uniform in [-amplitude, amplitude] from
-/// a hash of the global face index, so that it is the same on any number of ranks. Not
-/// collective.
+/// scalars uniform in [-scale, scale]; the initial field uniform in [-amplitude, amplitude] and
+/// the design field in [0, design_amplitude] (it must stay >= 0), from a hash of the global index,
+/// so that it is the same on any number of ranks. Not collective.
 Direction random_direction(const Control& m, const std::vector<ScalarParameter>& list,
                            const std::string& group, double amplitude, unsigned seed,
-                           const Domain& d);
+                           const Domain& d, double design_amplitude = 1e-3);
 
 struct TaylorResult {
   std::vector<double> eps, remainder, rate; ///< rate[i] from remainder[i] and [i + 1]

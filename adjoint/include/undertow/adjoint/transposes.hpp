@@ -123,5 +123,12 @@ KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a,
   add_at(lam.u[b], i, j, k, c, -1, w * inv_h[c]);
 }
 
+/// Transpose of navier_stokes::design_on_face: w / 2 to each of the face's two cells.
+KOKKOS_INLINE_FUNCTION void design_on_face_transpose(const FieldView& lrho, int c, double w, long i,
+                                                     long j, long k) {
+  add_at(lrho, i, j, k, c, 0, 0.5 * w);
+  add_at(lrho, i, j, k, c, -1, 0.5 * w);
+}
+
 } // namespace adjoint
 } // namespace undertow

@@ -173,13 +173,21 @@ inline BasicShape<Dual> seeded(const Shape& shape, int index) {
 
 struct ObstacleSet {
   std::vector<Shape> shapes;
+  /// Brinkman design field: one value per cell in [0, 1] (a cell field, ghost width 1; empty:
+  /// none), on each face the mean of its two cells, joined to the masks like one more body
+  /// (fluid topology optimisation: 0 is fluid, 1 solid). Not counted in any obstacle's force.
+  Field design;
   double eta = 1e-6;      ///< penalty time scale [s]
   double smoothing = 1.0; ///< mask width in cells
 
   /// Declares [obstacles] and [obstacle1] ... [obstacle4]. Not collective.
   static void declare_keys(ConfigSchema& schema);
-  /// Reads them; throws ConfigError naming the key. Not collective.
+  /// Reads them, except the design field (see design_field). Throws ConfigError naming the key.
+  /// Not collective.
   static ObstacleSet from_config(const Config& config, int dim);
+  /// The design field obstacles.design asks for: none (empty), a uniform value, or the dataset
+  /// "design" of an HDF5 file on this grid (read by the caller). Not collective.
+  bool has_design() const { return design.view().data() != nullptr; }
 };
 
 } // namespace navier_stokes

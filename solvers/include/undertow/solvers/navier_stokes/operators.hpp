@@ -111,6 +111,12 @@ KOKKOS_INLINE_FUNCTION double face_gradient(const FieldView& p, int c, double in
   return (p(i, j, k) - at(p, i, j, k, c, -1)) * inv_h;
 }
 
+/// A cell field on face (i, j, k) of component c: the mean of the cells below and above it
+/// (cell x - e_c and cell x).
+KOKKOS_INLINE_FUNCTION double design_on_face(const FieldView& rho, int c, long i, long j, long k) {
+  return 0.5 * (at(rho, i, j, k, c, -1) + rho(i, j, k));
+}
+
 /// Tangential ghost for a no-slip wall moving at `wall`: quadratic extrapolation through the wall
 /// value and the first two interior values, exact for the parabolic profiles of channel flows.
 KOKKOS_INLINE_FUNCTION double no_slip_ghost(double wall, double first, double second) {

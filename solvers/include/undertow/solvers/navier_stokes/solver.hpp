@@ -133,9 +133,14 @@ class NavierStokes {
   HaloPlan& velocity_halo(int c) { return *m_velocity_halo[c]; }
   HaloPlan& cell_halo() { return *m_cell_halo; }
   linear::PressurePoisson& poisson() { return m_poisson; }
-  /// min(1, sum of the obstacle masks) on the faces of component c; empty without obstacles.
+  /// The penalty mask chi = 1 - (1 - design) prod_k (1 - mask_k) on the faces of component c
+  /// (owned and halo faces); empty without obstacles and design field.
   const Field& total_mask(int c) const { return m_total_mask[c]; }
+  /// The design field on the owned faces of component c (mean of the two cells); empty without.
+  const Field& design_face(int c) const { return m_design_face[c]; }
   std::size_t obstacle_count() const { return m_masks.size(); }
+  /// True if the flow is penalised anywhere: obstacles or a design field.
+  bool penalised() const { return m_penalised_flow; }
   /// The potential psi of the last projection (owned cells and ghosts).
   const Field& potential() const { return m_psi; }
   /// A new zeroed velocity-shaped triple (component c on faces normal to c, ghost width 1).
@@ -156,10 +161,12 @@ class NavierStokes {
   std::unique_ptr<HaloPlan> m_cell_halo;
   std::array<IndexSpace, 3> m_free;          ///< faces the momentum equation updates, per component
   std::vector<std::array<Field, 3>> m_masks; ///< per obstacle and component
-  std::array<Field, 3> m_total_mask;         ///< min(1, sum of the masks)
+  std::array<Field, 3> m_total_mask;         ///< chi, the union of the masks and the design
+  std::array<Field, 3> m_design_face;        ///< the design field on the faces
   std::array<Field, 3> m_penalised;          ///< penalised Euler step of the current stage
   std::array<Field, 3> m_outflow_scratch;    ///< convective outflow values of the current stage
   std::vector<std::array<double, 3>> m_forces;
+  bool m_penalised_flow = false;
   linear::PressurePoisson m_poisson;
   double m_time = 0;
   long m_steps = 0;
