@@ -177,7 +177,7 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
   }
   // The initial condition: u_0 = project(u_initial).
   const auto initial_start = std::chrono::steady_clock::now();
-  adj.project_adjoint(lambda, 0.0);
+  adj.project_adjoint(lambda, 0);
   g.initial = ns->make_velocity("dJ_du_initial");
   for (int c = 0; c < dim; ++c)
     copy(lambda[c], g.initial[c]);
@@ -190,6 +190,7 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
     copy(adj.chi_gradient()[c], g.chi[c]);
   g.poisson_iterations_reverse += adj.take_poisson_iterations();
   g.reverse_seconds += seconds_since(initial_start);
+  g.reverse_timers = adj.timers();
   return g;
 }
 

@@ -47,7 +47,8 @@ NavierStokesAdjoint::NavierStokesAdjoint(navier_stokes::NavierStokes& forward)
   for (std::size_t k = 0; k < forward.obstacle_count(); ++k)
     m_mask_force_gradient.push_back(forward.make_velocity("adj::dJ_dmask"));
   m_lambda_psi = Field(m_domain, Location::Cell, 1, "adj::lambda_psi");
-  m_mu = Field(m_domain, Location::Cell, 1, "adj::mu");
+  for (Field& mu : m_mu)
+    mu = Field(m_domain, Location::Cell, 1, "adj::mu");
 }
 
 void NavierStokesAdjoint::reset_gradient() {
@@ -253,8 +254,9 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   m_local.nu += dnu;
 }
 
-void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, double scale, const Field* psi_seed) {
+void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Field* psi_seed) {
   const int dim = m_domain.dim();
+  Field& mu_stage = m_mu[stage < 0 || stage > 3 ? 0 : stage];
   const InverseSpacing sp = inverse_spacing(m_domain);
   const FieldView lpsi = m_lambda_psi.view();
   {
@@ -293,28 +295,21 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, double scale, const
     m_ns.cell_halo().scatter_add(m_lambda_psi);
   }
   {
-    // psi = L^-1 div: L is symmetric, so the transposed solve is the same solve. The previous
-    // adjoint solution, rescaled, is the initial guess, as in the forward solver.
     auto scope = m_timers.scope("poisson adjoint");
-    if (m_mu_scale > 0.0 && scale > 0.0 && scale != m_mu_scale) {
-      const FieldView mu = m_mu.view();
-      const double ratio = scale / m_mu_scale;
-      for_each(
-          "adj::mu_guess", m_mu.owned(),
-          KOKKOS_LAMBDA(long i, long j, long k) { mu(i, j, k) *= ratio; });
-    }
-    if (scale <= 0.0)
-      fill_value(m_mu, m_mu.ghosted(), 0.0);
-    m_mu_scale = scale;
-    m_poisson_iterations += m_ns.poisson().solve(m_lambda_psi, m_mu).iterations;
+    // psi = L^-1 div: L is symmetric, so the transposed solve is the same solve. Its initial
+    // guess is this stage's solution of the step after (the one reversed before), which changes
+    // smoothly from step to step; the initial projection starts from zero.
+    if (stage <= 0)
+      fill_value(m_mu[0], m_mu[0].ghosted(), 0.0);
+    m_poisson_iterations += m_ns.poisson().solve(m_lambda_psi, mu_stage).iterations;
   }
   auto scope = m_timers.scope("projection adjoint");
   // div = D u over the owned cells.
-  const FieldView mu = m_mu.view();
+  const FieldView mu = mu_stage.view();
   const Velocity lam = views(lambda);
   const double ih[3] = {sp.ih[0], sp.ih[1], sp.ih[2]};
   for_each(
-      "adj::divergence", m_mu.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+      "adj::divergence", mu_stage.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         divergence_transpose(lam, dim, ih, mu(i, j, k), i, j, k);
       });
   prepare_adjoint(lambda);
@@ -325,20 +320,20 @@ void NavierStokesAdjoint::step_adjoint(const navier_stokes::StepTape& tape, Velo
   const int dim = m_domain.dim();
   const double dt = tape.dt;
   // Stage 3: u_{n+1} = P(1/3 u_n + 2/3 E(s2)).
-  project_adjoint(lambda, 2.0 / 3.0 * dt, psi_seed);
+  project_adjoint(lambda, 3, psi_seed);
   zero(m_start, dim);
   zero(m_stage2, dim);
   euler_combination_adjoint(1.0 / 3.0, 2.0 / 3.0, tape.stage2, dt, 2.0 / 3.0, force_seed, lambda,
                             m_start, m_stage2);
   prepare_adjoint(m_stage2);
   // Stage 2: s2 = P(3/4 u_n + 1/4 E(s1)).
-  project_adjoint(m_stage2, 0.25 * dt);
+  project_adjoint(m_stage2, 2);
   zero(m_stage1, dim);
   euler_combination_adjoint(0.75, 0.25, tape.stage1, dt, 1.0 / 6.0, force_seed, m_stage2, m_start,
                             m_stage1);
   prepare_adjoint(m_stage1);
   // Stage 1: s1 = P(E(u_n)).
-  project_adjoint(m_stage1, dt);
+  project_adjoint(m_stage1, 1);
   euler_combination_adjoint(0.0, 1.0, tape.u0, dt, 1.0 / 6.0, force_seed, m_stage1, m_start,
                             m_start);
   prepare_adjoint(m_start);

@@ -248,7 +248,7 @@ TEST(AdjointPieces, ProjectionWithTransposedPoissonSolve) {
     ns.project(z, 0.0);
     const double lhs = dot(d, x, y) - dot(d, z, y);
     assign(d, y, lam);
-    s.adj->project_adjoint(lam, 0.0);
+    s.adj->project_adjoint(lam, 0);
     randomise(x, dim, 7);
     // Solver tolerance 1e-14 relative: forward and transposed solves agree to about that, times
     // the condition number of the Laplacian on this grid (~1e3); measured 1e-14.
@@ -290,7 +290,7 @@ TEST(AdjointPieces, EachRungeKuttaStage) {
       const double lhs = 0.5 * (dot(d, op, y) - dot(d, om, y));
       ns.prepare(u);
       assign(d, y, lam);
-      s.adj->project_adjoint(lam, 0.0);
+      s.adj->project_adjoint(lam, 0);
       const adjoint::ForceSeed none(ns.obstacle_count(), {0, 0, 0});
       s.adj->euler_combination_adjoint(a, b, u, dt, 0.0, none, lam, lam0, lams);
       s.adj->prepare_adjoint(lams);

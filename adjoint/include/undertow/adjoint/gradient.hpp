@@ -36,6 +36,7 @@ struct Gradient {
   double forward_seconds = 0, reverse_seconds = 0;
   double tape_bytes = 0; ///< largest memory the tapes held on one rank
   long poisson_iterations_forward = 0, poisson_iterations_reverse = 0;
+  Timers reverse_timers; ///< phases of the adjoint steps (this rank)
 };
 
 /// Builds the objective of a run on the given solver (called once per forward run).

@@ -54,10 +54,11 @@ class NavierStokesAdjoint {
                                  const Velocity3& lambda_out, Velocity3& lambda_u0,
                                  Velocity3& lambda_us);
 
-  /// lambda := (d project / du)^T lambda, with the transposed pressure solve; `scale` as in
-  /// NavierStokes::project. `psi_seed` (may be null) is dJ/dpsi of this projection's potential on
-  /// owned cells. Collective.
-  void project_adjoint(Velocity3& lambda, double scale, const Field* psi_seed = nullptr);
+  /// lambda := (d project / du)^T lambda, with the transposed pressure solve. `stage` (1 to 3:
+  /// the RK stage; 0: any other projection) picks the initial guess of the solve: the last
+  /// solution of the same stage. `psi_seed` (may be null) is dJ/dpsi of this projection's
+  /// potential on owned cells. Collective.
+  void project_adjoint(Velocity3& lambda, int stage = 0, const Field* psi_seed = nullptr);
 
   /// lambda_{n+1} -> lambda_n for the step the tape recorded; force_seed: dJ/dF of that step's
   /// forces; psi_seed: dJ/dpsi of its last projection (p = psi / (2/3 dt)). Collective.
@@ -86,8 +87,8 @@ class NavierStokesAdjoint {
   Velocity3 m_euler;    ///< scratch: the (penalised) Euler step of the stage being transposed
   Velocity3 m_lambda_e; ///< scratch: its adjoint
   Velocity3 m_stage1, m_stage2, m_start; ///< adjoints of the stages and of u_n
-  Field m_lambda_psi, m_mu;              ///< adjoint of psi; transposed-solve solution
-  double m_mu_scale = 0;                 ///< scale of the psi guess in m_mu
+  Field m_lambda_psi;                    ///< adjoint of psi
+  std::array<Field, 4> m_mu;             ///< transposed-solve solutions: other, stages 1-3
   int m_poisson_iterations = 0;
   Timers m_timers;
 };

@@ -3,31 +3,49 @@
 /// Transposes of the Navier-Stokes point functions (solvers/navier_stokes/operators.hpp), in
 /// scatter form: a point function f reads a few values x_s of its stencil; its transpose, given
 /// the adjoint weight w of its output, adds w * df/dx_s into the adjoint array at every stencil
-/// point s. Neighbouring outputs share stencil points, so the adds are atomic: the same code is
-/// correct with threads on CPUs and GPUs. The nonlinear advection term is linearised at the
+/// point s. Neighbouring outputs share stencil points, so the adds are atomic wherever kernels
+/// run concurrently: the same code is correct with threads on CPUs and GPUs. The nonlinear advection term is linearised at the
 /// velocity `v` of the forward state.
 
 #include "undertow/solvers/navier_stokes/operators.hpp"
+
+#include <type_traits>
 
 namespace undertow {
 namespace adjoint {
 
 using navier_stokes::Velocity;
 
-/// f(i + s e_axis, j, k) += value, atomically.
-KOKKOS_INLINE_FUNCTION void add_at(const FieldView& f, long i, long j, long k, int axis, long s,
-                                   double value) {
-  Kokkos::atomic_add(&f(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0)),
-                     value);
+/// True where kernels run concurrently (threads, GPUs): scatter adds must then be atomic. The
+/// Serial backend runs one iteration at a time, and a plain add gives the same sums without the
+/// cost of an atomic (a compare-and-swap loop for doubles on x86).
+#if defined(KOKKOS_ENABLE_SERIAL)
+constexpr bool kConcurrentKernels = !std::is_same<ExecutionSpace, Kokkos::Serial>::value;
+#else
+constexpr bool kConcurrentKernels = true;
+#endif
+
+/// *p += value, atomically where kernels run concurrently.
+KOKKOS_INLINE_FUNCTION void scatter_add(double* p, double value) {
+  if constexpr (kConcurrentKernels)
+    Kokkos::atomic_add(p, value);
+  else
+    *p += value;
 }
 
-/// f(i + s e_a + t e_b, j, k) += value, atomically.
+/// f(i + s e_axis, j, k) += value (scatter_add).
+KOKKOS_INLINE_FUNCTION void add_at(const FieldView& f, long i, long j, long k, int axis, long s,
+                                   double value) {
+  scatter_add(&f(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0)),
+              value);
+}
+
+/// f(i + s e_a + t e_b, j, k) += value (scatter_add).
 KOKKOS_INLINE_FUNCTION void add_at2(const FieldView& f, long i, long j, long k, int a, long s,
                                     int b, long t, double value) {
-  Kokkos::atomic_add(&f(i + (a == 0 ? s : 0) + (b == 0 ? t : 0),
-                        j + (a == 1 ? s : 0) + (b == 1 ? t : 0),
-                        k + (a == 2 ? s : 0) + (b == 2 ? t : 0)),
-                     value);
+  scatter_add(&f(i + (a == 0 ? s : 0) + (b == 0 ? t : 0), j + (a == 1 ? s : 0) + (b == 1 ? t : 0),
+                 k + (a == 2 ? s : 0) + (b == 2 ? t : 0)),
+              value);
 }
 
 /// Transpose of navier_stokes::advection_term linearised at `v`: adds w times the derivative of
