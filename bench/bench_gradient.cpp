@@ -119,11 +119,9 @@ void measure(const Communicator& comm, long per_diameter, long steps, int repeat
     std::printf("%5ld %9ldx%-4ld %6ld %10.3f %10.3f %10.3f %8.2f %8.2f %8.2f %10.1f %10.1f "
                 "%10.1f %8.1f %8.1f\n",
                 per_diameter, s.cells[0], s.cells[1], steps, forward, g.forward_seconds,
-                g.reverse_seconds, gradient / forward,
-                double(g.poisson_iterations_forward) / steps,
+                g.reverse_seconds, gradient / forward, double(g.poisson_iterations_forward) / steps,
                 double(g.poisson_iterations_reverse) / steps, g.tape_bytes / 1048576.0,
-                solver_fields / 1048576.0, g.tape_bytes / solver_fields, rss_forward,
-                rss_gradient);
+                solver_fields / 1048576.0, g.tape_bytes / solver_fields, rss_forward, rss_gradient);
   const Timers& t = g.reverse_timers;
   if (comm.is_root())
     std::printf("      reverse phases [s]: poisson %.3f, momentum %.3f, projection %.3f, "
@@ -150,9 +148,9 @@ int main(int argc, char** argv) {
                   comm.size(), ExecutionSpace::name(), steps);
       std::printf("ratio = (forward with tapes + reverse) / forward alone; Poisson its per step "
                   "(3 stages); memory per rank in MiB\n\n");
-      std::printf("%5s %14s %6s %10s %10s %10s %8s %8s %8s %10s %10s %10s %8s %8s\n", "D/h",
-                  "grid", "steps", "forward s", "fwd+tape s", "reverse s", "ratio", "its fwd",
-                  "its rev", "tapes", "solver", "tapes/sol", "RSS fwd", "RSS grad");
+      std::printf("%5s %14s %6s %10s %10s %10s %8s %8s %8s %10s %10s %10s %8s %8s\n", "D/h", "grid",
+                  "steps", "forward s", "fwd+tape s", "reverse s", "ratio", "its fwd", "its rev",
+                  "tapes", "solver", "tapes/sol", "RSS fwd", "RSS grad");
     }
     measure(comm, 8, steps, repeats);
     measure(comm, 16, steps, repeats);

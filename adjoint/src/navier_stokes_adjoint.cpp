@@ -34,6 +34,28 @@ InverseSpacing inverse_spacing(const Domain& d) {
   return {{1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)}};
 }
 
+/// What the transposed momentum tendency of one stage reads and writes.
+struct MomentumTranspose {
+  Velocity v;      ///< the stage's velocity (linearisation point)
+  Velocity lambda; ///< adjoint of that velocity, scattered into
+  FieldView le;    ///< adjoint of the Euler step e = us + dt R(us)
+  double dt, nu;
+  double ih[3];
+};
+
+/// lambda += dt (dR/du)^T lambda_e for component C in Dim dimensions (known at compile time, so
+/// that the stencil offsets fold into constants, as in the forward kernel); returns
+/// sum lambda_e lap u_C, the viscosity derivative without its dt.
+template <int C, int Dim>
+double momentum_transpose(const MomentumTranspose& t, const IndexSpace& free) {
+  return local_sum(
+      "adj::momentum", free, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        const double w = t.le(i, j, k);
+        momentum_tendency_transpose(t.v, t.lambda, C, Dim, t.ih, t.nu, t.dt * w, i, j, k);
+        acc += w * laplacian(t.v, C, Dim, t.ih, i, j, k);
+      });
+}
+
 } // namespace
 
 NavierStokesAdjoint::NavierStokesAdjoint(navier_stokes::NavierStokes& forward)
@@ -49,6 +71,8 @@ NavierStokesAdjoint::NavierStokesAdjoint(navier_stokes::NavierStokes& forward)
   m_lambda_psi = Field(m_domain, Location::Cell, 1, "adj::lambda_psi");
   for (Field& mu : m_mu)
     mu = Field(m_domain, Location::Cell, 1, "adj::mu");
+  for (Field& mu : m_mu_previous)
+    mu = Field(m_domain, Location::Cell, 1, "adj::mu_previous");
 }
 
 void NavierStokesAdjoint::reset_gradient() {
@@ -170,58 +194,58 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   double volume = 1.0;
   for (int d = 0; d < dim; ++d)
     volume *= m_domain.spacing(d);
-  // The Euler step e = us + dt R(us), recomputed at the tape's state, is needed for the
-  // derivatives with respect to chi and the masks; lambda_e is its adjoint.
+  // The penalised Euler step u_p, recomputed at the tape's state, for the derivatives with
+  // respect to chi and the masks.
   if (penalised)
     m_ns.euler_combination(0.0, m_euler, 1.0, const_cast<Velocity3&>(us), dt, m_euler, 0.0);
   double dnu = 0;
   for (int c = 0; c < dim; ++c) {
     const IndexSpace& free = m_ns.free_faces(c);
-    const FieldView lo = lambda_out[c].view(), lu0 = lambda_u0[c].view(), le = m_lambda_e[c].view();
-    if (a != 0.0)
+    const FieldView lo = lambda_out[c].view(), lu0 = lambda_u0[c].view(), le = m_lambda_e[c].view(),
+                    lus = lambda_us[c].view();
+    // lambda_up = b lambda_out + the force term's seed (F_k = w V / eta sum mask_k u_p), kept
+    // in lambda_e until the pass below divides it by the penalty.
+    const double force_scale = force_weight * volume / eta;
+    bool seeded = false;
+    for (std::size_t k = 0; k < m_ns.obstacle_count(); ++k) {
+      const double seed = force_scale * force_seed[k][c];
+      if (seed == 0.0)
+        continue;
+      const FieldView mk = m_ns.mask(static_cast<int>(k), c).view(), up = m_euler[c].view();
+      const FieldView dmk = m_mask_force_gradient[k][c].view();
+      const bool first = !seeded;
       for_each(
-          "adj::stage_combination", free,
-          KOKKOS_LAMBDA(long i, long j, long k) { lu0(i, j, k) += a * lo(i, j, k); });
-    if (!penalised) {
-      for_each(
-          "adj::euler_weight", free,
-          KOKKOS_LAMBDA(long i, long j, long k) { le(i, j, k) = b * lo(i, j, k); });
-    } else {
-      // u_p = e / (1 + dt chi / eta); forces F_k = w V / eta sum chi_k u_p. With the euler_
-      // combination above, m_euler holds u_p (penalised), so e = u_p (1 + dt chi / eta).
-      const FieldView up = m_euler[c].view(), chi = m_ns.total_mask(c).view();
-      const FieldView dchi = m_chi_gradient[c].view();
-      const double dt_over_eta = dt / eta;
-      for_each(
-          "adj::penalty_weight", free,
-          KOKKOS_LAMBDA(long i, long j, long k) { le(i, j, k) = b * lo(i, j, k); });
-      const double force_scale = force_weight * volume / eta;
-      for (std::size_t k = 0; k < m_ns.obstacle_count(); ++k) {
-        const double seed = force_scale * force_seed[k][c];
-        if (seed == 0.0)
-          continue;
-        const FieldView mk = m_ns.mask(static_cast<int>(k), c).view();
-        const FieldView dmk = m_mask_force_gradient[k][c].view();
-        for_each(
-            "adj::force_seed", free, KOKKOS_LAMBDA(long i, long j, long kk) {
-              le(i, j, kk) += seed * mk(i, j, kk);
-              dmk(i, j, kk) += seed * up(i, j, kk);
-            });
-      }
-      for_each(
-          "adj::penalty", free, KOKKOS_LAMBDA(long i, long j, long k) {
-            const double denominator = 1.0 + dt_over_eta * chi(i, j, k);
-            dchi(i, j, k) -= le(i, j, k) * up(i, j, k) * dt_over_eta / denominator;
-            le(i, j, k) /= denominator;
+          "adj::force_seed", free, KOKKOS_LAMBDA(long i, long j, long kk) {
+            le(i, j, kk) = (first ? 0.0 : le(i, j, kk)) + seed * mk(i, j, kk);
+            dmk(i, j, kk) += seed * up(i, j, kk);
           });
+      seeded = true;
     }
-    // Identity part of e = us + dt R(us).
-    const FieldView lus = lambda_us[c].view();
-    for_each(
-        "adj::euler_identity", free,
-        KOKKOS_LAMBDA(long i, long j, long k) { lus(i, j, k) += le(i, j, k); });
+    // One pass: the u0 part of the combination, the penalty u_p = e / (1 + dt chi / eta) with
+    // its chi derivative, and the identity part of e = us + dt R(us); the body-force derivative
+    // (the sum of dt lambda_e) on the way.
+    const FieldView up = penalised ? m_euler[c].view() : FieldView();
+    const FieldView chi = penalised ? m_ns.total_mask(c).view() : FieldView();
+    const FieldView dchi = m_chi_gradient[c].view();
+    const double dt_over_eta = penalised ? dt / eta : 0.0;
+    const double lambda_sum = local_sum(
+        "adj::stage_combination", free, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          const double out = lo(i, j, k);
+          if (a != 0.0)
+            lu0(i, j, k) += a * out;
+          double lambda_e = b * out + (seeded ? le(i, j, k) : 0.0);
+          if (penalised) {
+            const double denominator = 1.0 + dt_over_eta * chi(i, j, k);
+            dchi(i, j, k) -= lambda_e * up(i, j, k) * dt_over_eta / denominator;
+            lambda_e /= denominator;
+          }
+          le(i, j, k) = lambda_e;
+          lus(i, j, k) += lambda_e;
+          acc += lambda_e;
+        });
     // Convective outflow faces: e = us - dt U_c (us - us_inner) / h instead of the momentum
     // equation; their adjoint is handled here and removed from the momentum transpose.
+    double convective_sum = 0;
     for (int side = 0; side < 2 && !m_domain.periodic(c); ++side) {
       const FaceBoundary& f = params.boundaries.face[2 * c + side];
       if (f.kind != BoundaryKind::Convective || !m_domain.touches_boundary(c, side))
@@ -229,27 +253,25 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
       const long at_face = side == 0 ? free.begin[c] : free.end[c] - 1;
       const long inward = side == 0 ? 1 : -1;
       const double rate = dt * std::abs(f.velocity[c]) * sp.ih[c];
-      for_each(
+      convective_sum += local_sum(
           "adj::convective_outflow", layer(free, c, at_face),
-          KOKKOS_LAMBDA(long i, long j, long k) {
+          KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
             const double w = le(i, j, k);
             lus(i, j, k) -= rate * w;
             add_at(lus, i, j, k, c, inward, rate * w);
             le(i, j, k) = 0.0;
+            acc += w;
           });
     }
-    // dt R(us): the transposed tendency, and the parameters it contains.
+    // dt R(us): the transposed tendency, and the parameters it contains (convective faces have
+    // no body force).
+    m_local.body_force[c] += dt * (lambda_sum - convective_sum);
     const double ih[3] = {sp.ih[0], sp.ih[1], sp.ih[2]};
-    m_local.body_force[c] +=
-        dt * local_sum(
-                 "adj::body_force", free,
-                 KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += le(i, j, k); });
-    dnu += dt * local_sum(
-                    "adj::momentum", free, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-                      const double w = dt * le(i, j, k);
-                      momentum_tendency_transpose(v, lam, c, dim, ih, nu, w, i, j, k);
-                      acc += le(i, j, k) * laplacian(v, c, dim, ih, i, j, k);
-                    });
+    const MomentumTranspose t{v, lam, le, dt, nu, {ih[0], ih[1], ih[2]}};
+    dnu += dt * (dim == 2 ? (c == 0 ? momentum_transpose<0, 2> : momentum_transpose<1, 2>)(t, free)
+                          : (c == 0   ? momentum_transpose<0, 3>
+                             : c == 1 ? momentum_transpose<1, 3>
+                                      : momentum_transpose<2, 3>)(t, free));
   }
   m_local.nu += dnu;
 }
@@ -301,7 +323,23 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
     // smoothly from step to step; the initial projection starts from zero.
     if (stage <= 0)
       fill_value(m_mu[0], m_mu[0].ghosted(), 0.0);
+    const bool extrapolate = stage > 0 && m_mu_count[stage] >= 2;
+    if (stage > 0 && m_mu_count[stage] >= 1) {
+      // Linear extrapolation from the two steps reversed before: guess = 2 mu_1 - mu_2, and
+      // keep mu_1 as the next mu_2.
+      Field& older = m_mu_previous[stage];
+      const FieldView mu = mu_stage.view(), prev = older.view();
+      const double two = extrapolate ? 2.0 : 1.0, one = extrapolate ? 1.0 : 0.0;
+      for_each(
+          "adj::mu_guess", mu_stage.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+            const double current = mu(i, j, k);
+            mu(i, j, k) = two * current - one * prev(i, j, k);
+            prev(i, j, k) = current;
+          });
+    }
     m_poisson_iterations += m_ns.poisson().solve(m_lambda_psi, mu_stage).iterations;
+    if (stage > 0)
+      ++m_mu_count[stage];
   }
   auto scope = m_timers.scope("projection adjoint");
   // div = D u over the owned cells.

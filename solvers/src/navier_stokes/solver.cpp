@@ -331,12 +331,16 @@ void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double 
       continue;
     }
     // Implicit Brinkman penalty: u_p = (u + dt R) / (1 + dt chi / eta), kept in m_penalised
-    // because `out` may be `u0` (last stage).
-    const FieldView up = m_penalised[c].view();
+    // because `out` may be `u0` (last stage); written straight into `out` when only u_p is
+    // asked for (a = 0, b = 1, no force).
+    const bool only_up = a == 0.0 && b == 1.0 && force_weight == 0.0;
+    const FieldView up = only_up ? ov : m_penalised[c].view();
     m.chi = m_total_mask[c].view();
     m.out = up;
     m.dt_over_eta = dt / m_params.obstacles.eta;
     momentum_with_outflow(c, dim, m, m_free[c], convective, scratch);
+    if (only_up)
+      continue;
     // Force on each body: the momentum the penalty removes, sum of (chi_k / eta) u_p dV.
     const double scale = force_weight * volume / m_params.obstacles.eta;
     for (std::size_t k = 0; k < m_masks.size(); ++k) {

@@ -4,8 +4,8 @@
 /// scatter form: a point function f reads a few values x_s of its stencil; its transpose, given
 /// the adjoint weight w of its output, adds w * df/dx_s into the adjoint array at every stencil
 /// point s. Neighbouring outputs share stencil points, so the adds are atomic wherever kernels
-/// run concurrently: the same code is correct with threads on CPUs and GPUs. The nonlinear advection term is linearised at the
-/// velocity `v` of the forward state.
+/// run concurrently: the same code is correct with threads on CPUs and GPUs. The nonlinear
+/// advection term is linearised at the velocity `v` of the forward state.
 
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
@@ -36,8 +36,7 @@ KOKKOS_INLINE_FUNCTION void scatter_add(double* p, double value) {
 /// f(i + s e_axis, j, k) += value (scatter_add).
 KOKKOS_INLINE_FUNCTION void add_at(const FieldView& f, long i, long j, long k, int axis, long s,
                                    double value) {
-  scatter_add(&f(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0)),
-              value);
+  scatter_add(&f(i + (axis == 0 ? s : 0), j + (axis == 1 ? s : 0), k + (axis == 2 ? s : 0)), value);
 }
 
 /// f(i + s e_a + t e_b, j, k) += value (scatter_add).

@@ -76,7 +76,9 @@ class NavierStokes {
   void prepare(std::array<Field, 3>& u);
   /// out := a * u0 + b * (us + dt * R(us)) on the free faces; prescribed faces keep their values.
   /// With obstacles the Euler step is penalised implicitly, and `force_weight` times the force
-  /// it exerts is added to forces(). `us` must be prepared. Collective.
+  /// it exerts is added to forces(). `us` must be prepared. With a = 0, b = 1 and
+  /// force_weight = 0, `out` gets the penalised Euler step alone (no force sums, no
+  /// communication; what the adjoint recomputes). Collective.
   void euler_combination(double a, std::array<Field, 3>& u0, double b, std::array<Field, 3>& us,
                          double dt, std::array<Field, 3>& out, double force_weight);
   /// Projects `u` onto divergence-free fields; returns the potential psi = scale * p in m_psi,
