@@ -59,6 +59,12 @@ void MemoryCheckpointStore::save(int slot, const Snapshot& s) {
   }
 }
 
+void MemoryCheckpointStore::adopt(int slot, Snapshot&& s) {
+  if (m_capacity >= 0 && !m_slots.count(slot) && static_cast<int>(m_slots.size()) >= m_capacity)
+    throw Error("checkpoint store full: " + std::to_string(m_capacity) + " slots in use");
+  m_slots[slot] = std::move(s);
+}
+
 const Snapshot& MemoryCheckpointStore::load(int slot) const {
   const auto it = m_slots.find(slot);
   if (it == m_slots.end())

@@ -116,9 +116,11 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
   for (Action a = schedule.next(); a.kind != Action::Done; a = schedule.next()) {
     if (a.kind == Action::Record) {
       const double dt = dts[static_cast<std::size_t>(a.step)];
-      ns->step(dt, &tape);
+      // A fresh tape per step, given to the store without a copy.
+      StepTape fresh;
+      ns->step(dt, &fresh);
       g.poisson_iterations_forward += ns->poisson_iterations();
-      store.save(a.slot, to_snapshot(tape, a.step, dim));
+      store.adopt(a.slot, to_snapshot(fresh, a.step, dim));
       g.tape_bytes = std::max(g.tape_bytes, store.bytes());
       prepared_state(*ns, state);
       StepState s;

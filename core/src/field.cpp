@@ -8,9 +8,11 @@ Field::Field(const Domain& domain, Location loc, int ghost, const std::string& n
     : m_name(name), m_layout(domain.layout(loc, ghost)),
       m_view(name, m_layout.extent[0], m_layout.extent[1], m_layout.extent[2]) {}
 
-Field::Field(const FieldLayout& layout, const std::string& name)
+Field::Field(const FieldLayout& layout, const std::string& name, bool zero)
     : m_name(name), m_layout(layout),
-      m_view(name, m_layout.extent[0], m_layout.extent[1], m_layout.extent[2]) {}
+      m_view(zero ? FieldView(name, layout.extent[0], layout.extent[1], layout.extent[2])
+                  : FieldView(Kokkos::view_alloc(Kokkos::WithoutInitializing, name),
+                              layout.extent[0], layout.extent[1], layout.extent[2])) {}
 
 void fill_value(Field& field, const IndexSpace& space, double value) {
   const FieldView v = field.view();

@@ -430,11 +430,11 @@ std::array<Field, 3> NavierStokes::make_velocity(const std::string& name) const 
 
 namespace {
 
-/// dst := src (ghosts included), allocating dst like src on first use.
+/// dst := src (ghosts included), allocating dst like src where it has no storage.
 void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array<Field, 3>& dst) {
   for (int c = 0; c < domain.dim(); ++c) {
     if (dst[c].view().data() == nullptr)
-      dst[c] = Field(domain, src[c].location(), src[c].ghost(), src[c].name() + "_tape");
+      dst[c] = Field(src[c].layout(), src[c].name() + "_tape", false); // written just below
     copy(src[c], dst[c]);
   }
 }

@@ -36,6 +36,9 @@ class CheckpointStore {
   /// Keeps a copy of `s` in `slot` (replacing what was there). Not collective for memory
   /// stores; collective for file stores.
   virtual void save(int slot, const Snapshot& s) = 0;
+  /// Keeps `s` itself in `slot`, without copying: the caller gives its fields away and must not
+  /// write them any more. Stores that cannot share memory (files) copy.
+  virtual void adopt(int slot, Snapshot&& s) { save(slot, s); }
   /// The snapshot in `slot`; throws Error if the slot is empty.
   virtual const Snapshot& load(int slot) const = 0;
   virtual void erase(int slot) = 0;
@@ -49,6 +52,7 @@ class MemoryCheckpointStore : public CheckpointStore {
  public:
   explicit MemoryCheckpointStore(int capacity = -1) : m_capacity(capacity) {}
   void save(int slot, const Snapshot& s) override;
+  void adopt(int slot, Snapshot&& s) override;
   const Snapshot& load(int slot) const override;
   void erase(int slot) override;
   int capacity() const override { return m_capacity; }

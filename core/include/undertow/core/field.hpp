@@ -28,8 +28,9 @@ class Field {
   Field() = default;
   /// Allocates a zeroed field labelled `name`. Not collective.
   Field(const Domain& domain, Location loc, int ghost, const std::string& name);
-  /// Allocates a zeroed field with the layout of another one (e.g. a copy). Not collective.
-  Field(const FieldLayout& layout, const std::string& name);
+  /// Allocates a field with the layout of another one (e.g. a copy), zeroed unless `zero` is
+  /// false (then its values are undefined until written). Not collective.
+  Field(const FieldLayout& layout, const std::string& name, bool zero = true);
 
   const std::string& name() const { return m_name; }
   Location location() const { return m_layout.location; }
