@@ -203,6 +203,77 @@ TEST(CustomObjective, TaylorTestOfAUserDefinedTerm) {
   }
 }
 
+// Shape parameters of every shape kind: the channel with an ellipse, a cambered NACA profile, a
+// Fourier star or a rotated rectangle instead of the circle; a Taylor test of the shape group and
+// finite differences of each parameter.
+class ShapeKinds : public ::testing::TestWithParam<ShapeKind> {};
+
+TEST_P(ShapeKinds, TaylorAndFiniteDifferencesOfTheShapeParameters) {
+  const auto grids = undertow::testing::process_grids(2, world().size());
+  const Domain d(world(), channel_domain(grids.back()));
+  const Log log(world());
+  Control m = channel_control(d);
+  m.flow.obstacles.design = Field(); // the shape alone
+  Shape& body = m.flow.obstacles.shapes[0];
+  body.kind = GetParam();
+  switch (body.kind) {
+  case ShapeKind::Ellipse:
+    body.size[0] = 0.2;
+    body.size[1] = 0.1;
+    body.angle = 0.3;
+    break;
+  case ShapeKind::Naca:
+    body.centre[0] = 0.4;
+    body.centre[1] = 0.5;
+    body.chord = 0.5;
+    body.thickness = 0.12;
+    body.camber = 0.04;
+    body.camber_position = 0.4;
+    body.angle = 0.1;
+    break;
+  case ShapeKind::Star:
+    body.radius = 0.12;
+    body.harmonics = 2;
+    body.cos_coeff[0] = 0.02;
+    body.sin_coeff[1] = -0.015;
+    break;
+  default: // rectangle
+    body.size[0] = 0.25;
+    body.size[1] = 0.12;
+    body.size[2] = 0;
+    body.angle = 0.2;
+    break;
+  }
+  GradientDriver driver(d, channel_objective(kDt * kSteps, true), log, 0);
+  const std::vector<double> dts(kSteps, kDt);
+  const Gradient g = driver.gradient(m, dts);
+  const auto list = scalar_parameters(m, 2);
+  // The stiff penalty makes J vary on a fraction of a cell (docs/adjoint.md, section 5), so
+  // eps starts at 0.5% of each parameter's scale; the rectangle's distance also has kinks (its
+  // corners, and the diagonals inside), so it starts 5 times lower.
+  const double eps0 = body.kind == ShapeKind::Rectangle ? 0.001 : 0.005;
+  const TaylorResult r = taylor_test(
+      driver, m, dts, g, random_direction(m, list, "shape", 0.05, 11, d), eps0, 4, list);
+  print_taylor("shape", r);
+  EXPECT_FALSE(r.linear);
+  EXPECT_GE(r.min_rate, 1.9);
+  for (const auto& p : list) {
+    if (p.group != "shape")
+      continue;
+    const double fd = finite_difference(driver, m, dts, p, 1e-4 * p.scale).value;
+    const double adjoint = derivative_of(g, p);
+    const double rel = std::abs(fd - adjoint) / std::max(std::abs(fd), std::abs(adjoint));
+    if (world().is_root())
+      std::printf("FD %-32s adjoint % .12e  fd % .12e  relative difference %.2e\n", p.name.c_str(),
+                  adjoint, fd, rel);
+    EXPECT_LT(rel, 1e-6) << p.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryShape, ShapeKinds,
+                         ::testing::Values(ShapeKind::Ellipse, ShapeKind::Naca, ShapeKind::Star,
+                                           ShapeKind::Rectangle));
+
 INSTANTIATE_TEST_SUITE_P(FinalAndAveraged, ChannelGradient, ::testing::Values(false, true));
 
 } // namespace
