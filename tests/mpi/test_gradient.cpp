@@ -4,11 +4,13 @@
 
 #include "gradient_cases.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/io/field_file.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace {
 
@@ -268,6 +270,61 @@ TEST_P(ShapeKinds, TaylorAndFiniteDifferencesOfTheShapeParameters) {
                   adjoint, fd, rel);
     EXPECT_LT(rel, 1e-6) << p.name;
   }
+}
+
+// Tracking misfits, for inverse problems: the velocity against a target field read from an HDF5
+// file (here the final state of a run with another viscosity, as a restart file holds it), and a
+// probe's velocity against a measured time series, both averaged over the run.
+TEST(TrackingMisfits, TaylorTestAgainstATargetFieldAndAProbeSeries) {
+  const auto grids = undertow::testing::process_grids(2, world().size());
+  const Domain d(world(), channel_domain(grids.back()));
+  const Log log(world());
+  Control m = channel_control(d);
+  const std::vector<double> dts(kSteps, kDt);
+  const std::string target = "tracking_target_np" + std::to_string(world().size()) + ".h5";
+  {
+    Control truth = m;
+    truth.flow.nu = 1.3 * m.flow.nu;
+    NavierStokes ns(d, truth.flow);
+    for (int c = 0; c < 2; ++c)
+      copy(truth.initial[c], ns.velocity(c));
+    ns.project_initial();
+    for (double dt : dts)
+      ns.step(dt);
+    io::FieldFile file(d, target, io::FieldFile::Mode::Create);
+    file.write("u", ns.velocity(0));
+    file.write("v", ns.velocity(1));
+    file.commit();
+  }
+  std::vector<double> times, values;
+  for (int i = 0; i <= 20; ++i) {
+    times.push_back(0.05 * i);
+    values.push_back(0.8 + 0.1 * std::sin(3.0 * times.back()));
+  }
+  TimeWindow w;
+  w.average = true;
+  w.end = kDt * kSteps;
+  GradientDriver driver(
+      d,
+      [&](NavierStokes& ns) {
+        ObjectiveSum J(w);
+        J.add(10.0, velocity_misfit(ns, target));
+        J.add(1.0, probe_misfit(ns, {2.2, 0.45, 0}, 0, times, values));
+        return J;
+      },
+      log, 0);
+  const Gradient g = driver.gradient(m, dts);
+  const auto list = scalar_parameters(m, 2);
+  for (const std::string group : {"nu", "boundary", "initial"}) {
+    const TaylorResult r =
+        taylor_test(driver, m, dts, g, random_direction(m, list, group, 0.05, 5, d), 0.5, 4, list);
+    print_taylor("misfit " + group, r);
+    EXPECT_FALSE(r.linear) << group;
+    EXPECT_GE(r.min_rate, 1.9) << group;
+  }
+  world().barrier();
+  if (world().is_root())
+    std::remove(target.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryShape, ShapeKinds,
