@@ -65,6 +65,24 @@ std::string ObjectiveSum::describe() const {
 
 namespace {
 
+// Kernels live in free functions: CUDA's extended lambdas may not sit in private members.
+
+/// out := a - b over the owned points.
+void subtract(const Field& a, const Field& b, Field& out) {
+  const FieldView av = a.view(), bv = b.view(), o = out.view();
+  for_each(
+      "adj::misfit", out.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { o(i, j, k) = av(i, j, k) - bv(i, j, k); });
+}
+
+/// y += a x over every local value.
+void axpy_all(double a, const Field& x, Field& y) {
+  const FieldView xv = x.view(), yv = y.view();
+  for_each(
+      "adj::axpy_all", y.ghosted(),
+      KOKKOS_LAMBDA(long i, long j, long k) { yv(i, j, k) += a * xv(i, j, k); });
+}
+
 /// Force coefficient 2 F_a / (U^2 L) of one obstacle along one axis (drag, lift, side force).
 class ForceCoefficient : public Objective {
  public:
@@ -243,13 +261,8 @@ class VelocityMisfit : public Objective {
 
  private:
   void difference(const StepState& s) {
-    for (int c = 0; c < m_domain.dim(); ++c) {
-      const FieldView d = m_difference[c].view(), u = (*s.velocity)[c].view(),
-                      t = m_target[c].view();
-      for_each(
-          "adj::misfit", m_difference[c].owned(),
-          KOKKOS_LAMBDA(long i, long j, long k) { d(i, j, k) = u(i, j, k) - t(i, j, k); });
-    }
+    for (int c = 0; c < m_domain.dim(); ++c)
+      subtract((*s.velocity)[c], m_target[c], m_difference[c]);
   }
   const Domain& m_domain;
   Velocity3 m_target, m_difference;
@@ -303,13 +316,6 @@ class ProbeMisfit : public Objective {
         std::upper_bound(m_times.begin(), m_times.end(), t) - m_times.begin());
     const double f = (t - m_times[i - 1]) / (m_times[i] - m_times[i - 1]);
     return (1 - f) * m_values[i - 1] + f * m_values[i];
-  }
-  /// y += a x over every local value.
-  static void axpy_all(double a, const Field& x, Field& y) {
-    const FieldView xv = x.view(), yv = y.view();
-    for_each(
-        "adj::axpy_all", y.ghosted(),
-        KOKKOS_LAMBDA(long i, long j, long k) { yv(i, j, k) += a * xv(i, j, k); });
   }
   const Domain& m_domain;
   int m_c;
