@@ -36,23 +36,56 @@ InverseSpacing inverse_spacing(const Domain& d) {
 
 /// What the transposed momentum tendency of one stage reads and writes.
 struct MomentumTranspose {
-  Velocity v;      ///< the stage's velocity (linearisation point)
-  Velocity lambda; ///< adjoint of that velocity, scattered into
-  FieldView le;    ///< adjoint of the Euler step e = us + dt R(us)
+  Velocity v;        ///< the stage's velocity (linearisation point)
+  Velocity lambda_e; ///< adjoints of the Euler steps e_c = us_c + dt R_c(us), zero off free faces
+  FieldView out;     ///< adjoint of us_T, added to
   double dt, nu;
   double ih[3];
 };
 
-/// lambda += dt (dR/du)^T lambda_e for component C in Dim dimensions (known at compile time, so
-/// that the stencil offsets fold into constants, as in the forward kernel); returns
-/// sum lambda_e lap u_C, the viscosity derivative without its dt.
-template <int C, int Dim>
-double momentum_transpose(const MomentumTranspose& t, const IndexSpace& free) {
+/// out += dt (dR/du_T)^T lambda_e over `space`, in gather form (momentum_tendency_gather).
+template <int T, int Dim, bool Guarded>
+void gather_into(const MomentumTranspose& t, const IndexSpace& space) {
+  for_each(
+      Guarded ? "adj::momentum_gather_shell" : "adj::momentum_gather", space,
+      KOKKOS_LAMBDA(long i, long j, long k) {
+        t.out(i, j, k) +=
+            momentum_tendency_gather<T, Dim, Guarded>(t.v, t.lambda_e, t.ih, t.nu, t.dt, i, j, k);
+      });
+}
+
+/// The gather over every point of component T's array: the interior without bounds checks, the
+/// outermost layer (targets of the faces next to it) with them.
+template <int T, int Dim>
+void momentum_transpose(const MomentumTranspose& t, const IndexSpace& ghosted) {
+  IndexSpace interior = ghosted;
+  for (int a = 0; a < Dim; ++a) {
+    interior.begin[a] += 1;
+    interior.end[a] -= 1;
+  }
+  gather_into<T, Dim, false>(t, interior);
+  // The shell, split so that every point is visited once: along axis a, the two end layers,
+  // with the axes before a restricted to the interior.
+  for (int a = 0; a < Dim; ++a)
+    for (int side = 0; side < 2; ++side) {
+      IndexSpace slab = ghosted;
+      for (int b = 0; b < a; ++b) {
+        slab.begin[b] = interior.begin[b];
+        slab.end[b] = interior.end[b];
+      }
+      slab.begin[a] = side == 0 ? ghosted.begin[a] : ghosted.end[a] - 1;
+      slab.end[a] = slab.begin[a] + 1;
+      gather_into<T, Dim, true>(t, slab);
+    }
+}
+
+/// sum over the free faces of lambda_e lap u_c: dJ/dnu of one component, without its dt.
+double viscous_derivative(const Velocity& v, const FieldView& le, int c, int dim,
+                          const double ih[3], const IndexSpace& free) {
+  const double inv_h[3] = {ih[0], ih[1], ih[2]};
   return local_sum(
-      "adj::momentum", free, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-        const double w = t.le(i, j, k);
-        momentum_tendency_transpose(t.v, t.lambda, C, Dim, t.ih, t.nu, t.dt * w, i, j, k);
-        acc += w * laplacian(t.v, C, Dim, t.ih, i, j, k);
+      "adj::viscosity_derivative", free, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        acc += le(i, j, k) * laplacian(v, c, dim, inv_h, i, j, k);
       });
 }
 
@@ -188,7 +221,6 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   const double nu = params.nu;
   const InverseSpacing sp = inverse_spacing(m_domain);
   const Velocity v = views(us);
-  const Velocity lam = views(lambda_us);
   const bool penalised = m_ns.penalised();
   const double eta = params.obstacles.eta;
   double volume = 1.0;
@@ -263,15 +295,22 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
             acc += w;
           });
     }
-    // dt R(us): the transposed tendency, and the parameters it contains (convective faces have
-    // no body force).
+    // The parameters in dt R(us) (convective faces have no body force).
     m_local.body_force[c] += dt * (lambda_sum - convective_sum);
-    const double ih[3] = {sp.ih[0], sp.ih[1], sp.ih[2]};
-    const MomentumTranspose t{v, lam, le, dt, nu, {ih[0], ih[1], ih[2]}};
-    dnu += dt * (dim == 2 ? (c == 0 ? momentum_transpose<0, 2> : momentum_transpose<1, 2>)(t, free)
-                          : (c == 0   ? momentum_transpose<0, 3>
-                             : c == 1 ? momentum_transpose<1, 3>
-                                      : momentum_transpose<2, 3>)(t, free));
+    dnu += dt * viscous_derivative(v, le, c, dim, sp.ih, free);
+  }
+  // dt R(us) transposed, gathered into each component of lambda_us (it reads lambda_e of every
+  // component, so it comes after all of them).
+  for (int t = 0; t < dim; ++t) {
+    const MomentumTranspose mt{
+        v, views(m_lambda_e), lambda_us[t].view(), dt, nu, {sp.ih[0], sp.ih[1], sp.ih[2]}};
+    const IndexSpace& all = lambda_us[t].ghosted();
+    if (dim == 2)
+      (t == 0 ? momentum_transpose<0, 2> : momentum_transpose<1, 2>)(mt, all);
+    else
+      (t == 0   ? momentum_transpose<0, 3>
+       : t == 1 ? momentum_transpose<1, 3>
+                : momentum_transpose<2, 3>)(mt, all);
   }
   m_local.nu += dnu;
 }

@@ -103,6 +103,72 @@ KOKKOS_INLINE_FUNCTION void momentum_tendency_transpose(const Velocity& v, const
   }
 }
 
+/// f at (i, j, k) moved by s along a and t along b; with `Guarded`, 0 outside the array (the
+/// gather below reads one point beyond the ghost layer at its outermost targets, where the
+/// adjoint is zero anyway).
+template <bool Guarded>
+KOKKOS_INLINE_FUNCTION double fetch(const FieldView& f, long i, long j, long k, int a, long s,
+                                    int b, long t) {
+  const long ii = i + (a == 0 ? s : 0) + (b == 0 ? t : 0);
+  const long jj = j + (a == 1 ? s : 0) + (b == 1 ? t : 0);
+  const long kk = k + (a == 2 ? s : 0) + (b == 2 ? t : 0);
+  if (Guarded && (ii < 0 || jj < 0 || kk < 0 || ii >= static_cast<long>(f.extent(0)) ||
+                  jj >= static_cast<long>(f.extent(1)) || kk >= static_cast<long>(f.extent(2))))
+    return 0.0;
+  return f(ii, jj, kk);
+}
+
+/// Gather form of momentum_tendency_transpose: the value that the scatter, run over every face
+/// of every component with weights w_c = dt lambda_e_c (zero off the free faces), adds at face
+/// (i, j, k) of component T. Each target sums what its neighbours' stencils give it, so no two
+/// threads write the same point: no atomics, and one write per point instead of about 16 adds.
+/// Derived term by term from advection_term_transpose and diffusion_term_transpose (see
+/// docs/adjoint.md); the dot-product tests hold it to the scatter form.
+template <int T, int Dim, bool G>
+KOKKOS_INLINE_FUNCTION double momentum_tendency_gather(const Velocity& v, const Velocity& lambda_e,
+                                                       const double inv_h[3], double nu, double dt,
+                                                       long i, long j, long k) {
+  double sum = 0;
+  const FieldView& ut = v.u[T];
+  const FieldView& lt = lambda_e.u[T];
+  for (int d = 0; d < Dim; ++d) {
+    // Advection of u_T along d (source component T): s = -dt lambda_e_T / h_d.
+    const double q = -dt * inv_h[d];
+    const double s0 = q * fetch<G>(lt, i, j, k, d, 0, d, 0);
+    const double sp = q * fetch<G>(lt, i, j, k, d, 1, d, 0);
+    const double sm = q * fetch<G>(lt, i, j, k, d, -1, d, 0);
+    if (d == T) {
+      const double A =
+          0.5 * (fetch<G>(ut, i, j, k, T, 0, T, 0) + fetch<G>(ut, i, j, k, T, 1, T, 0));
+      const double B =
+          0.5 * (fetch<G>(ut, i, j, k, T, -1, T, 0) + fetch<G>(ut, i, j, k, T, 0, T, 0));
+      sum += A * (s0 - sp) + B * (sm - s0);
+    } else {
+      const FieldView& ud = v.u[d];
+      const double V =
+          0.5 * (fetch<G>(ud, i, j, k, d, 1, T, 0) + fetch<G>(ud, i, j, k, d, 1, T, -1));
+      const double M =
+          0.5 * (fetch<G>(ud, i, j, k, d, 0, T, 0) + fetch<G>(ud, i, j, k, T, -1, d, 0));
+      sum += 0.5 * (V * (s0 - sp) + M * (sm - s0));
+      // u_T as the advecting velocity of component c = d along T: s = -dt lambda_e_d / h_T.
+      const FieldView& ld = lambda_e.u[d];
+      const double r = -dt * inv_h[T];
+      const double a0 = r * fetch<G>(ld, i, j, k, T, -1, T, 0); // s(y - e_T)
+      const double a1 = r * fetch<G>(ld, i, j, k, T, 0, T, 0);  // s(y)
+      const double b0 = r * fetch<G>(ld, i, j, k, T, -1, d, 1); // s(y - e_T + e_d)
+      const double b1 = r * fetch<G>(ld, i, j, k, d, 1, d, 0);  // s(y + e_d)
+      const double U0 =
+          0.5 * (fetch<G>(ud, i, j, k, T, -1, T, 0) + fetch<G>(ud, i, j, k, T, 0, T, 0));
+      const double U1 =
+          0.5 * (fetch<G>(ud, i, j, k, T, -1, d, 1) + fetch<G>(ud, i, j, k, d, 1, T, 0));
+      sum += 0.5 * ((a0 - a1) * U0 + (b0 - b1) * U1);
+    }
+    // Diffusion: the symmetric stencil.
+    sum += nu * dt * inv_h[d] * inv_h[d] * (sp + sm - 2.0 * s0) / q;
+  }
+  return sum;
+}
+
 /// The viscous part of the tendency, sum_d lap_d u_c: its product with the adjoint is dJ/dnu.
 KOKKOS_INLINE_FUNCTION double laplacian(const Velocity& v, int c, int dim, const double inv_h[3],
                                         long i, long j, long k) {
