@@ -7,6 +7,7 @@
 #include "test_support.hpp"
 
 #include "undertow/adjoint/navier_stokes_adjoint.hpp"
+#include "undertow/adjoint/transposes.hpp"
 #include "undertow/core/reductions.hpp"
 
 #include <cmath>
@@ -21,6 +22,7 @@ using namespace undertow;
 using namespace undertow::navier_stokes;
 using undertow::adjoint::NavierStokesAdjoint;
 using undertow::adjoint::Velocity3;
+using undertow::navier_stokes::Velocity;
 using undertow::testing::world;
 
 /// Which boundary set a test uses.
@@ -231,6 +233,79 @@ TEST(AdjointPieces, EulerStepWithAdvectionDiffusionPenaltyAndForces) {
     combine(d, 1.0, out2, -1.0, out1, out2);
     expect_adjoint(dot(d, out2, y), predicted2, 1e-12, "nu and body force");
   });
+}
+
+/// The gather over the whole array of component T, into out.
+template <int T, int Dim>
+void gather_all(const Velocity& v, const Velocity& le, const double ih[3], double nu, double dt,
+                Field& out) {
+  const FieldView o = out.view();
+  const double inv_h[3] = {ih[0], ih[1], ih[2]};
+  for_each(
+      "test::gather", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+        o(i, j, k) = adjoint::momentum_tendency_gather<T, Dim, true>(v, le, inv_h, nu, dt, i, j, k);
+      });
+}
+
+// The solver's gather form of the transposed momentum tendency against the scatter form it was
+// derived from (transposes.hpp): the same numbers, for random velocities and weights.
+TEST(AdjointPieces, MomentumGatherEqualsScatter) {
+  for (int dim : {2, 3}) {
+    const Domain d(world(), make_domain(dim, Boundaries::Periodic, {0, 0, 0}));
+    NavierStokes ns(d, make_params(dim, Boundaries::Periodic, false));
+    auto u = ns.make_velocity("u"), le = ns.make_velocity("le"), scattered = ns.make_velocity("s"),
+         gathered = ns.make_velocity("g");
+    randomise(u, dim, 50);
+    randomise(le, dim, 51);
+    const double ih[3] = {1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)};
+    const double nu = 0.05, dt = 0.01;
+    Velocity v, lam, weights;
+    for (int c = 0; c < 3; ++c) {
+      v.u[c] = u[c].view();
+      lam.u[c] = scattered[c].view();
+      weights.u[c] = le[c].view();
+    }
+    for (int c = 0; c < dim; ++c) {
+      // Weights on the points whose stencils stay inside the array (the scatter's domain).
+      IndexSpace inside = le[c].owned();
+      const FieldView w = le[c].view();
+      for_each(
+          "test::clip", le[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+            const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
+                            j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
+            if (!in)
+              w(i, j, k) = 0.0;
+          });
+    }
+    for (int c = 0; c < dim; ++c) {
+      const FieldView w = le[c].view();
+      const double inv_h[3] = {ih[0], ih[1], ih[2]};
+      for_each(
+          "test::scatter", le[c].owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+            adjoint::momentum_tendency_transpose(v, lam, c, dim, inv_h, nu, dt * w(i, j, k), i, j,
+                                                 k);
+          });
+    }
+    if (dim == 2) {
+      gather_all<0, 2>(v, weights, ih, nu, dt, gathered[0]);
+      gather_all<1, 2>(v, weights, ih, nu, dt, gathered[1]);
+    } else {
+      gather_all<0, 3>(v, weights, ih, nu, dt, gathered[0]);
+      gather_all<1, 3>(v, weights, ih, nu, dt, gathered[1]);
+      gather_all<2, 3>(v, weights, ih, nu, dt, gathered[2]);
+    }
+    double diff = 0, scale = 0;
+    for (int c = 0; c < dim; ++c) {
+      auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gathered[c].view());
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scattered[c].view());
+      for (std::size_t p = 0; p < g.size(); ++p) {
+        diff = std::max(diff, std::abs(g.data()[p] - h.data()[p]));
+        scale = std::max(scale, std::abs(h.data()[p]));
+      }
+    }
+    EXPECT_LE(diff, 1e-13 * scale) << dim << "D";
+    EXPECT_GT(scale, 0.0);
+  }
 }
 
 TEST(AdjointPieces, ProjectionWithTransposedPoissonSolve) {
