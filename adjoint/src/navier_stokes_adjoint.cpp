@@ -106,6 +106,8 @@ NavierStokesAdjoint::NavierStokesAdjoint(navier_stokes::NavierStokes& forward)
     mu = Field(m_domain, Location::Cell, 1, "adj::mu");
   for (Field& mu : m_mu_previous)
     mu = Field(m_domain, Location::Cell, 1, "adj::mu_previous");
+  for (Field& mu : m_mu_older)
+    mu = Field(m_domain, Location::Cell, 1, "adj::mu_older");
 }
 
 void NavierStokesAdjoint::reset_gradient() {
@@ -362,18 +364,22 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
     // smoothly from step to step; the initial projection starts from zero.
     if (stage <= 0)
       fill_value(m_mu[0], m_mu[0].ghosted(), 0.0);
-    const bool extrapolate = stage > 0 && m_mu_count[stage] >= 2;
     if (stage > 0 && m_mu_count[stage] >= 1) {
-      // Linear extrapolation from the two steps reversed before: guess = 2 mu_1 - mu_2, and
-      // keep mu_1 as the next mu_2.
-      Field& older = m_mu_previous[stage];
-      const FieldView mu = mu_stage.view(), prev = older.view();
-      const double two = extrapolate ? 2.0 : 1.0, one = extrapolate ? 1.0 : 0.0;
+      // Polynomial extrapolation in the step index from the solutions of this stage in the
+      // steps reversed before (as many as there are, up to three): mu_1; 2 mu_1 - mu_2;
+      // 3 mu_1 - 3 mu_2 + mu_3. The older solutions shift down one place.
+      const long known = m_mu_count[stage] < 3 ? m_mu_count[stage] : 3;
+      const double c1 = known == 1 ? 1.0 : known == 2 ? 2.0 : 3.0;
+      const double c2 = known == 1 ? 0.0 : known == 2 ? -1.0 : -3.0;
+      const double c3 = known == 3 ? 1.0 : 0.0;
+      const FieldView mu = mu_stage.view(), mu2 = m_mu_previous[stage].view(),
+                      mu3 = m_mu_older[stage].view();
       for_each(
           "adj::mu_guess", mu_stage.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-            const double current = mu(i, j, k);
-            mu(i, j, k) = two * current - one * prev(i, j, k);
-            prev(i, j, k) = current;
+            const double m1 = mu(i, j, k), m2 = mu2(i, j, k);
+            mu(i, j, k) = c1 * m1 + c2 * m2 + c3 * mu3(i, j, k);
+            mu3(i, j, k) = m2;
+            mu2(i, j, k) = m1;
           });
     }
     m_poisson_iterations += m_ns.poisson().solve(m_lambda_psi, mu_stage).iterations;

@@ -90,6 +90,7 @@ class NavierStokesAdjoint {
   Field m_lambda_psi;                    ///< adjoint of psi
   std::array<Field, 4> m_mu;             ///< transposed-solve solutions: other, stages 1-3
   std::array<Field, 4> m_mu_previous;    ///< the solutions one step further back
+  std::array<Field, 4> m_mu_older;       ///< and two steps
   std::array<long, 4> m_mu_count{};      ///< solves done per stage
   int m_poisson_iterations = 0;
   Timers m_timers;
