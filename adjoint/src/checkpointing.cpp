@@ -2,6 +2,8 @@
 
 #include "undertow/core/error.hpp"
 
+#include <cmath>
+
 namespace undertow {
 namespace adjoint {
 
@@ -89,14 +91,107 @@ Action StoreAllSchedule::next() {
   if (m_position < m_steps) {
     a.kind = Action::Record;
     a.step = m_position;
-    a.slot = static_cast<int>(m_position);
   } else if (m_position < 2 * m_steps) {
     a.kind = Action::Reverse;
     a.step = 2 * m_steps - 1 - m_position;
-    a.slot = static_cast<int>(a.step);
   }
+  a.slot = static_cast<int>(a.step);
   ++m_position;
   return a;
+}
+
+namespace {
+
+/// C(n, k) in floating point (large values only compared, never used as counts).
+double binomial(long n, long k) {
+  double c = 1;
+  for (long i = 1; i <= k; ++i)
+    c = c * double(n - k + i) / double(i);
+  return c;
+}
+
+} // namespace
+
+long RevolveSchedule::minimum_advances(long steps, int slots) {
+  if (steps <= 1)
+    return 0;
+  long r = 0;
+  while (binomial(slots + r, slots) < double(steps))
+    ++r;
+  return r * steps - static_cast<long>(std::llround(binomial(slots + r, slots + 1)));
+}
+
+RevolveSchedule::RevolveSchedule(long steps, int slots) : m_steps(steps), m_slots(slots) {
+  if (slots < 1)
+    throw ConfigError("checkpoint.ram_slots must be at least 1 (the slot of x_0)");
+  m_cost.assign(slots, std::vector<long>(steps + 1, -1));
+  m_split.assign(slots, std::vector<long>(steps + 1, -1));
+  if (steps > 0) {
+    m_actions.push_back({Action::Save, 0, 0});
+    plan(0, steps, 0, slots - 1);
+  }
+  m_actions.push_back({Action::Done, 0, 0});
+}
+
+long RevolveSchedule::cost(long length, int free) {
+  if (length <= 1)
+    return 0;
+  if (free == 0)
+    return length * (length - 1) / 2;
+  long& c = m_cost[free][length];
+  if (c >= 0)
+    return c;
+  long best = -1, at = 1;
+  for (long m = 1; m < length; ++m) {
+    const long total = m + cost(length - m, free - 1) + cost(m, free);
+    if (best < 0 || total < best) {
+      best = total;
+      at = m;
+    }
+  }
+  m_split[free][length] = at;
+  return c = best;
+}
+
+long RevolveSchedule::split(long length, int free) {
+  cost(length, free);
+  return m_split[free][length];
+}
+
+void RevolveSchedule::plan(long first, long length, int slot, int free) {
+  // x_first is the current state and sits in `slot`.
+  if (length == 1) {
+    m_actions.push_back({Action::Record, first, 0});
+    m_actions.push_back({Action::Reverse, first, 0});
+    return;
+  }
+  if (free == 0) {
+    // No slot left: reverse from the last step down, advancing from x_first each time.
+    for (long k = first + length - 1; k >= first; --k) {
+      if (k > first) {
+        m_actions.push_back({Action::Advance, k, 0});
+        m_advances += k - first;
+      }
+      m_actions.push_back({Action::Record, k, 0});
+      m_actions.push_back({Action::Reverse, k, 0});
+      if (k > first)
+        m_actions.push_back({Action::Restore, first, slot});
+    }
+    return;
+  }
+  const long m = split(length, free);
+  // Slots are used as a stack: the next free one is slot + 1 (x_0 in 0).
+  const int next = slot + 1;
+  m_actions.push_back({Action::Advance, first + m, 0});
+  m_advances += m;
+  m_actions.push_back({Action::Save, first + m, next});
+  plan(first + m, length - m, next, free - 1);
+  m_actions.push_back({Action::Restore, first, slot});
+  plan(first, m, slot, free);
+}
+
+Action RevolveSchedule::next() {
+  return m_position < m_actions.size() ? m_actions[m_position++] : Action{};
 }
 
 } // namespace adjoint

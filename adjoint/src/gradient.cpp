@@ -24,6 +24,27 @@ void prepared_state(NavierStokes& ns, Velocity3& out) {
   ns.prepare(out);
 }
 
+/// The forward state a run restarts from: the solver's state fields (velocity, potential,
+/// pressure) and its clock, copied by the store.
+Snapshot forward_snapshot(NavierStokes& ns) {
+  Snapshot s;
+  s.step = ns.steps();
+  for (const auto& named : ns.state_fields())
+    s.fields.emplace_back(named.first, *named.second);
+  s.numbers["time"] = ns.time();
+  s.numbers["steps"] = double(ns.steps());
+  s.numbers["psi_scale"] = ns.psi_scale();
+  return s;
+}
+
+void restore_forward(const Snapshot& s, NavierStokes& ns) {
+  auto fields = ns.state_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    copy(s.fields.at(i).second, *fields[i].second);
+  ns.restore_clock(s.numbers.at("time"), static_cast<long>(s.numbers.at("steps")),
+                   s.numbers.at("psi_scale"));
+}
+
 StepSeeds make_seeds(NavierStokes& ns) {
   StepSeeds s;
   s.velocity = ns.make_velocity("adj::seed");
@@ -97,85 +118,112 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
   auto ns = start(m);
   ObjectiveSum J = m_objective(*ns);
   NavierStokesAdjoint adj(*ns);
-  MemoryCheckpointStore store;
-  StoreAllSchedule schedule(steps);
+  MemoryCheckpointStore tapes, checkpoints;
+  std::unique_ptr<Schedule> schedule;
+  if (m_slots > 0)
+    schedule = std::make_unique<RevolveSchedule>(steps, m_slots);
+  else
+    schedule = std::make_unique<StoreAllSchedule>(steps);
   Velocity3 state = ns->make_velocity("adj::state");
-  Velocity3 final_state = ns->make_velocity("adj::final_state");
   Velocity3 lambda = ns->make_velocity("adj::lambda");
   StepSeeds seeds = make_seeds(*ns);
   StepTape tape, next_tape;
   double t_end = 0;
   for (double h : dts)
     t_end += h;
-
-  // Forward sweep.
-  const auto forward_start = std::chrono::steady_clock::now();
   Progress forward(m_log, t_end, m_every);
   Progress reverse(m_log, t_end, m_every);
-  bool reversing = false;
-  for (Action a = schedule.next(); a.kind != Action::Done; a = schedule.next()) {
-    if (a.kind == Action::Record) {
-      const double dt = dts[static_cast<std::size_t>(a.step)];
-      // A fresh tape per step, given to the store without a copy.
-      StepTape fresh;
-      ns->step(dt, &fresh);
-      g.poisson_iterations_forward += ns->poisson_iterations();
-      store.adopt(a.slot, to_snapshot(fresh, a.step, dim));
-      g.tape_bytes = std::max(g.tape_bytes, store.bytes());
-      prepared_state(*ns, state);
+  long reached = 0; // steps whose objective term has been added (each once)
+
+  // One forward step from the current state, taped or not; the objective term the first time
+  // the step is taken. Leaves the prepared state after the step in `state`.
+  const auto take_step = [&](StepTape* step_tape) {
+    const long n = ns->steps();
+    const auto t0 = std::chrono::steady_clock::now();
+    const double dt = dts[static_cast<std::size_t>(n)];
+    ns->step(dt, step_tape);
+    g.poisson_iterations_forward += ns->poisson_iterations();
+    prepared_state(*ns, state);
+    if (n == reached) {
       StepState s;
-      s.step = a.step + 1;
+      s.step = n + 1;
       s.time = ns->time();
       s.dt = dt;
-      s.last = a.step + 1 == steps;
+      s.last = n + 1 == steps;
       s.velocity = &state;
       s.forces = &ns->forces();
       s.psi = &ns->potential();
-      const double j = J.value(s);
-      g.objective += j;
-      if (s.last)
-        for (int c = 0; c < dim; ++c)
-          copy(state[c], final_state[c]);
-      forward.update(s.step, s.time, dt, format("forward, J = %.10e", g.objective), s.last);
-      continue;
-    }
-    // Reverse sweep.
-    if (!reversing) {
-      reversing = true;
-      g.forward_seconds = seconds_since(forward_start);
-      if (!std::isfinite(g.objective))
+      g.objective += J.value(s);
+      ++reached;
+      if (s.last && !std::isfinite(g.objective))
         throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
                               "time.cfl or time.dt");
+      forward.update(s.step, s.time, dt, format("forward, J = %.10e", g.objective), s.last);
+      g.forward_seconds += seconds_since(t0);
+    } else {
+      ++g.recomputed_steps;
+      g.recompute_seconds += seconds_since(t0);
     }
-    const auto reverse_start = std::chrono::steady_clock::now();
-    from_snapshot(store.load(a.slot), tape, dim);
-    // The state after this step: the next step's start, or the final state.
-    const Velocity3* after = &final_state;
-    if (a.step + 1 < steps) {
-      from_snapshot(store.load(a.slot + 1), next_tape, dim);
-      after = &next_tape.u0;
+  };
+
+  for (Action a = schedule->next(); a.kind != Action::Done; a = schedule->next()) {
+    switch (a.kind) {
+    case Action::Advance:
+      while (ns->steps() < a.step)
+        take_step(nullptr);
+      break;
+    case Action::Save:
+      checkpoints.save(a.slot, forward_snapshot(*ns));
+      g.checkpoint_bytes = std::max(g.checkpoint_bytes, checkpoints.bytes());
+      break;
+    case Action::Restore:
+      restore_forward(checkpoints.load(a.slot), *ns);
+      break;
+    case Action::Record: {
+      // A fresh tape per step, given to the store without a copy.
+      StepTape fresh;
+      take_step(&fresh);
+      tapes.adopt(static_cast<int>(a.step), to_snapshot(fresh, a.step, dim));
+      g.tape_bytes = std::max(g.tape_bytes, tapes.bytes());
+      break;
     }
-    StepState s;
-    s.step = a.step + 1;
-    s.time = tape.time + tape.dt;
-    s.dt = tape.dt;
-    s.last = a.step + 1 == steps;
-    s.velocity = after;
-    s.forces = &tape.forces;
-    J.derivative(s, seeds);
-    if (seeds.has_velocity) {
-      adj.prepare_adjoint(seeds.velocity);
-      for (int c = 0; c < dim; ++c)
-        axpy(1.0, seeds.velocity[c], lambda[c]);
+    case Action::Reverse: {
+      const auto reverse_start = std::chrono::steady_clock::now();
+      from_snapshot(tapes.load(static_cast<int>(a.step)), tape, dim);
+      // The state after this step: the next step's tape holds it; else the step was just
+      // recorded and the solver holds it (in `state`).
+      const Velocity3* after = &state;
+      if (tapes.has(static_cast<int>(a.step + 1))) {
+        from_snapshot(tapes.load(static_cast<int>(a.step + 1)), next_tape, dim);
+        after = &next_tape.u0;
+      }
+      StepState s;
+      s.step = a.step + 1;
+      s.time = tape.time + tape.dt;
+      s.dt = tape.dt;
+      s.last = a.step + 1 == steps;
+      s.velocity = after;
+      s.forces = &tape.forces;
+      J.derivative(s, seeds);
+      if (seeds.has_velocity) {
+        adj.prepare_adjoint(seeds.velocity);
+        for (int c = 0; c < dim; ++c)
+          axpy(1.0, seeds.velocity[c], lambda[c]);
+      }
+      adj.step_adjoint(tape, lambda, seeds.force, seeds.has_psi ? &seeds.psi : nullptr);
+      tapes.erase(static_cast<int>(a.step + 1));
+      if (a.step == 0)
+        tapes.erase(0);
+      g.poisson_iterations_reverse += adj.take_poisson_iterations();
+      g.reverse_seconds += seconds_since(reverse_start);
+      reverse.update(steps - a.step, t_end - tape.time, tape.dt,
+                     format("reverse, step %.0f of the forward run", double(a.step + 1)),
+                     a.step == 0);
+      break;
     }
-    adj.step_adjoint(tape, lambda, seeds.force, seeds.has_psi ? &seeds.psi : nullptr);
-    if (a.step + 1 < steps)
-      store.erase(a.slot + 1);
-    g.poisson_iterations_reverse += adj.take_poisson_iterations();
-    g.reverse_seconds += seconds_since(reverse_start);
-    reverse.update(steps - a.step, t_end - tape.time, tape.dt,
-                   format("reverse, step %.0f of the forward run", double(a.step + 1)),
-                   a.step == 0);
+    case Action::Done:
+      break;
+    }
   }
   // The initial condition: u_0 = project(u_initial).
   const auto initial_start = std::chrono::steady_clock::now();

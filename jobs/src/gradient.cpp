@@ -259,7 +259,35 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
       driver.choose_steps(m, t_end, cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
   log.info(format("time steps: %.0f (frozen for every run of this gradient)", double(dts.size())));
 
+  const long steps = static_cast<long>(dts.size());
+  const bool revolve = cfg.get_string("checkpoint.schedule") == "revolve";
+  const int slots = static_cast<int>(cfg.get_int("checkpoint.ram_slots"));
+  double state_bytes = 0; // one velocity triple on this rank
+  for (int c = 0; c < dim; ++c)
+    state_bytes += 8.0 * double(m.initial[c].view().size());
+  if (revolve) {
+    driver.set_checkpoint_slots(slots);
+    const long predicted = adjoint::RevolveSchedule::minimum_advances(steps, slots);
+    log.info(format("checkpointing: revolve, %.0f steps, %.0f slots in memory; predicted ",
+                    double(steps), double(slots)) +
+             format("recomputations %.0f (%.2f forward runs in all); ", double(predicted),
+                    1.0 + double(predicted) / double(steps)) +
+             // A checkpoint holds the velocity, psi and p; two tapes (3 velocity triples each)
+             // are live at a time: the step reversed and the one after it.
+             format("memory per rank %.1f MiB of checkpoints + %.1f MiB of tapes",
+                    slots * state_bytes * (dim + 2.0) / dim / 1048576.0,
+                    2 * 3 * state_bytes / 1048576.0));
+  } else {
+    log.info(format("checkpointing: all %.0f tapes in memory, %.1f MiB per rank predicted",
+                    double(steps), steps * 3 * state_bytes / 1048576.0));
+  }
   const Gradient g = driver.gradient(m, dts);
+  log.info(
+      format("checkpointing done: %.0f steps recomputed, ", double(g.recomputed_steps)) +
+      format("peak tapes %.1f MiB and checkpoints %.1f MiB on rank 0", g.tape_bytes / 1048576.0,
+             g.checkpoint_bytes / 1048576.0) +
+      format("; time forward %.2f s, recompute %.2f s, ", g.forward_seconds, g.recompute_seconds) +
+      format("reverse %.2f s", g.reverse_seconds));
   io::Json report = io::Json::object();
   report["undertow_version"] = UNDERTOW_VERSION_STRING;
   report["case"] = loaded.name;
@@ -280,12 +308,16 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
     norm2 += global_dot(comm, g.initial[c], g.initial[c]);
   log.info(format("  |dJ/du_initial| (l2 over faces)     %.6e", std::sqrt(norm2)));
   report["gradient"]["initial_velocity_l2"] = std::sqrt(norm2);
-  const double ratio = (g.forward_seconds + g.reverse_seconds) / g.forward_seconds;
-  log.info(format("forward %.2f s, reverse %.2f s: (forward + adjoint) / forward = %.2f",
-                  g.forward_seconds, g.reverse_seconds, ratio) +
-           format(", tapes %.1f MiB on rank 0", g.tape_bytes / 1048576.0));
+  const double ratio =
+      (g.forward_seconds + g.recompute_seconds + g.reverse_seconds) / g.forward_seconds;
+  log.info(format("gradient / forward run = %.2f (forward %.2f s, ", ratio, g.forward_seconds) +
+           format("recompute %.2f s, reverse %.2f s)", g.recompute_seconds, g.reverse_seconds));
   report["timing"]["forward_seconds"] = comm.max(g.forward_seconds);
   report["timing"]["reverse_seconds"] = comm.max(g.reverse_seconds);
+  report["timing"]["recompute_seconds"] = comm.max(g.recompute_seconds);
+  report["checkpointing"]["schedule"] = revolve ? "revolve" : "all";
+  report["checkpointing"]["recomputed_steps"] = static_cast<double>(g.recomputed_steps);
+  report["memory"]["checkpoint_bytes_rank0"] = g.checkpoint_bytes;
   report["timing"]["ratio"] = ratio;
   report["memory"]["tape_bytes_rank0"] = g.tape_bytes;
   if (cfg.get_bool("adjoint.fields")) {

@@ -42,6 +42,7 @@ class CheckpointStore {
   /// The snapshot in `slot`; throws Error if the slot is empty.
   virtual const Snapshot& load(int slot) const = 0;
   virtual void erase(int slot) = 0;
+  virtual bool has(int slot) const = 0;
   /// How many slots it can hold (< 0: unlimited).
   virtual int capacity() const = 0;
   /// Bytes held on this rank.
@@ -55,6 +56,7 @@ class MemoryCheckpointStore : public CheckpointStore {
   void adopt(int slot, Snapshot&& s) override;
   const Snapshot& load(int slot) const override;
   void erase(int slot) override;
+  bool has(int slot) const override { return m_slots.count(slot) > 0; }
   int capacity() const override { return m_capacity; }
   double bytes() const override;
 
@@ -63,11 +65,14 @@ class MemoryCheckpointStore : public CheckpointStore {
   std::map<int, Snapshot> m_slots;
 };
 
-/// One action of a reverse sweep.
+/// One action of a reverse sweep. The forward run holds a current state x_k (k steps taken).
 struct Action {
   enum Kind {
-    Record,  ///< take forward step `step` with its tape and save the tape in `slot`
-    Reverse, ///< adjoint of step `step`, from the tape in `slot`, then erase the slot
+    Advance, ///< take forward steps until the current state is x_step (no tapes)
+    Save,    ///< keep the current state x_step in checkpoint slot `slot`
+    Restore, ///< make checkpoint `slot` (holding x_step) the current state
+    Record,  ///< take forward step `step` (x_step -> x_step+1) with its tape, kept for Reverse
+    Reverse, ///< adjoint of step `step`, from its tape
     Done
   } kind = Done;
   long step = 0;
@@ -79,21 +84,62 @@ class Schedule {
   virtual ~Schedule() = default;
   /// The next action; Done after the adjoint of step 0.
   virtual Action next() = 0;
-  /// How many slots the schedule needs at most.
+  /// How many checkpoint slots it uses at most (x_0 included).
   virtual int slots() const = 0;
+  /// How many tapes are live at most.
+  virtual long tapes() const = 0;
 };
 
 /// Records all `steps` steps, then reverses them: the fastest sweep, with memory for every
-/// step's tape.
+/// step's tape. No checkpoints.
 class StoreAllSchedule : public Schedule {
  public:
   explicit StoreAllSchedule(long steps) : m_steps(steps) {}
   Action next() override;
-  int slots() const override { return static_cast<int>(m_steps); }
+  int slots() const override { return 0; }
+  long tapes() const override { return m_steps; }
 
  private:
   long m_steps;
   long m_position = 0; ///< actions handed out
+};
+
+/// Binomial checkpointing (Griewank & Walther, "revolve") for a known number of steps with
+/// `slots` checkpoints, x_0's included. Counting convention (docs/adjoint.md):
+///   - x_0 occupies one of the slots;
+///   - every adjoint step re-runs its own forward step with its tape (Record); those l taped
+///     steps are not counted as advances;
+///   - advances are the untaped forward steps, including the first sweep's.
+/// With that convention the number of advances is the minimum
+///   t(l, s) = r l - C(s + r, s + 1), r the smallest integer with C(s + r, s) >= l,
+/// which the schedule reaches by splitting every range at the point a dynamic programme finds
+/// optimal. One tape is live at a time.
+class RevolveSchedule : public Schedule {
+ public:
+  /// Plans the whole sweep (pure logic, no I/O). Throws ConfigError if slots < 1.
+  RevolveSchedule(long steps, int slots);
+  Action next() override;
+  int slots() const override { return m_slots; }
+  long tapes() const override { return 1; }
+  /// Advances (untaped forward steps) of the plan.
+  long advances() const { return m_advances; }
+  /// The Griewank-Walther minimum t(l, s) by the closed formula above.
+  static long minimum_advances(long steps, int slots);
+
+ private:
+  /// Appends the actions that reverse steps [first, first + length) from x_first, which is in
+  /// checkpoint `slot`, with `free` more slots available.
+  void plan(long first, long length, int slot, int free);
+  /// Best split offset for `length` steps with `free` more slots, and its advance count.
+  long cost(long length, int free);
+  long split(long length, int free);
+
+  long m_steps;
+  int m_slots;
+  long m_advances = 0;
+  std::vector<Action> m_actions;
+  std::size_t m_position = 0;
+  std::vector<std::vector<long>> m_cost, m_split; ///< memo [free][length]; -1 unknown
 };
 
 } // namespace adjoint

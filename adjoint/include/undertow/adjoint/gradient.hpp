@@ -33,8 +33,12 @@ struct Gradient {
   Velocity3 initial; ///< dJ/du_initial on the owned faces (zero where boundaries prescribe u)
   Velocity3 chi;     ///< dJ/dchi, the sensitivity to the Brinkman mask on each face
   Field design;      ///< dJ/d(design field) per cell (empty without a design field)
-  double forward_seconds = 0, reverse_seconds = 0;
-  double tape_bytes = 0; ///< largest memory the tapes held on one rank
+  double forward_seconds = 0;   ///< first-time forward steps (taped or not)
+  double recompute_seconds = 0; ///< forward steps taken again from checkpoints
+  double reverse_seconds = 0;   ///< adjoint steps
+  long recomputed_steps = 0;
+  double tape_bytes = 0;       ///< largest memory the tapes held on one rank
+  double checkpoint_bytes = 0; ///< largest memory the checkpoints held on one rank
   long poisson_iterations_forward = 0, poisson_iterations_reverse = 0;
   Timers reverse_timers; ///< phases of the adjoint steps (this rank)
 };
@@ -56,6 +60,9 @@ class GradientDriver {
   /// J(m) and dJ/dm (forward run with tapes, then the reverse sweep). Collective.
   Gradient gradient(const Control& m, const std::vector<double>& dts);
   const Domain& domain() const { return m_domain; }
+  /// Checkpointing of gradient(): 0 keeps every step's tape (store-all); s >= 1 uses binomial
+  /// revolve with s checkpoint slots (x_0's included) and one live tape. Not collective.
+  void set_checkpoint_slots(int slots) { m_slots = slots; }
 
  private:
   /// A solver for m with the initial field set and projected.
@@ -64,6 +71,7 @@ class GradientDriver {
   ObjectiveBuilder m_objective;
   const Log& m_log;
   long m_every;
+  int m_slots = 0;
 };
 
 /// Shape gradients from dJ/dchi and dJ/dmask_k: dJ/dtheta = sum over faces of (dJ/dchi
