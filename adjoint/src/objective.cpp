@@ -423,7 +423,15 @@ std::map<std::string, Registered>& registry() {
           const auto relative = std::filesystem::path(c.case_file).parent_path() / path;
           if (!std::filesystem::exists(path) && std::filesystem::exists(relative))
             path = relative.string();
-          return velocity_misfit(c.ns, path);
+          try {
+            return velocity_misfit(c.ns, path);
+          } catch (const ConfigError&) {
+            throw;
+          } catch (const std::exception& e) {
+            throw ConfigError("objective.target_file = " + path + ": " + e.what() +
+                              " It must be an HDF5 file with the datasets u, v[, w] on this "
+                              "grid's MAC faces (a restart file of the same case).");
+          }
         }}},
       {"probe_misfit",
        {"1/2 (u_c(probe) - data(t))^2 against objective.probe_data [m^2/s^2]",

@@ -100,8 +100,14 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
     if (end && *end == '\0') {
       fill_value(rho, rho.owned(), value);
     } else {
-      const io::FieldFile file(domain, design, io::FieldFile::Mode::Read);
-      file.read("design", rho);
+      try {
+        const io::FieldFile file(domain, design, io::FieldFile::Mode::Read);
+        file.read("design", rho);
+      } catch (const std::exception& e) {
+        throw ConfigError("obstacles.design = " + design + ": " + e.what() +
+                          " Give a number for a uniform design field, or an HDF5 file with the "
+                          "cell dataset 'design' on this grid.");
+      }
     }
     params.obstacles.design = rho;
   }

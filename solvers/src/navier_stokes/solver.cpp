@@ -171,9 +171,9 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     const double lowest = -global_max(domain.comm(), negated(params.obstacles.design));
     const double highest = global_max(domain.comm(), params.obstacles.design);
     if (!(lowest >= 0.0 && highest <= 1.0))
-      throw ConfigError(format("the Brinkman design field has values in [%g, %g]; it must lie "
-                               "in [0, 1] (0 fluid, 1 solid): negative values would amplify the "
-                               "flow",
+      throw ConfigError(format("the Brinkman design field (obstacles.design) has values in "
+                               "[%g, %g]; it must lie in [0, 1], 0 fluid and 1 solid (below 0 "
+                               "the penalty would amplify the flow)",
                                lowest, highest));
     // Its ghosts: halo values, and beyond the boundaries a copy of the cell inside.
     design = Field(domain, Location::Cell, kGhost, "ns::design");
