@@ -3,6 +3,7 @@
 
 #include "undertow/core/domain.hpp"
 #include "undertow/core/field.hpp"
+#include "undertow/core/hash.hpp"
 
 #include <cstdint>
 #include <mpi.h>
@@ -45,14 +46,7 @@ inline DomainSpec make_spec(int dim, std::array<long, 3> cells, std::array<bool,
   return s;
 }
 
-/// A reproducible pseudo-random number in [0, 1) from an integer key (splitmix64).
-inline double hash_uniform(std::uint64_t key) {
-  std::uint64_t z = key + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z = z ^ (z >> 31);
-  return double(z >> 11) * (1.0 / 9007199254740992.0);
-}
+using undertow::hash_uniform;
 
 /// Fills every local value (ghosts too) of `f` with hash_uniform of (seed, rank, local index).
 inline void fill_random(Field& f, std::uint64_t seed, int rank) {

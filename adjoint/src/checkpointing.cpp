@@ -2,6 +2,7 @@
 
 #include "undertow/core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace undertow {
@@ -124,8 +125,6 @@ long RevolveSchedule::minimum_advances(long steps, int slots) {
 RevolveSchedule::RevolveSchedule(long steps, int slots) : m_steps(steps), m_slots(slots) {
   if (slots < 1)
     throw ConfigError("checkpoint.ram_slots must be at least 1 (the slot of x_0)");
-  m_cost.assign(slots, std::vector<long>(steps + 1, -1));
-  m_split.assign(slots, std::vector<long>(steps + 1, -1));
   if (steps > 0) {
     m_actions.push_back({Action::Save, 0, 0});
     plan(0, steps, 0, slots - 1);
@@ -133,29 +132,19 @@ RevolveSchedule::RevolveSchedule(long steps, int slots) : m_steps(steps), m_slot
   m_actions.push_back({Action::Done, 0, 0});
 }
 
-long RevolveSchedule::cost(long length, int free) {
-  if (length <= 1)
-    return 0;
-  if (free == 0)
-    return length * (length - 1) / 2;
-  long& c = m_cost[free][length];
-  if (c >= 0)
-    return c;
-  long best = -1, at = 1;
-  for (long m = 1; m < length; ++m) {
-    const long total = m + cost(length - m, free - 1) + cost(m, free);
-    if (best < 0 || total < best) {
-      best = total;
-      at = m;
-    }
-  }
-  m_split[free][length] = at;
-  return c = best;
-}
-
 long RevolveSchedule::split(long length, int free) {
-  cost(length, free);
-  return m_split[free][length];
+  // With S = free + 1 slots for the range (its first state's included) and r the smallest
+  // integer with C(S + r, S) >= length, m = min(C(S + r - 1, S), length - C(S + r - 2, S - 1))
+  // (kept in [1, length - 1]) is an optimal first checkpoint: the largest of the optimal ones,
+  // as found by exhaustive search against t(l, s) for l < 600, s <= 16. schedules_unit checks
+  // that the schedule reaches t(l, s) for every l <= 200 and s <= 15.
+  const long S = free + 1;
+  long r = 0;
+  while (binomial(S + r, S) < double(length))
+    ++r;
+  const long a = r >= 1 ? std::lround(binomial(S + r - 1, S)) : 0;
+  const long b = r >= 1 ? std::lround(binomial(S - 1 + r - 1, S - 1)) : 0;
+  return std::max(1L, std::min({a, length - b, length - 1}));
 }
 
 void RevolveSchedule::plan(long first, long length, int slot, int free) {

@@ -71,10 +71,19 @@ std::unique_ptr<NavierStokes> GradientDriver::start(const Control& m) {
 
 std::vector<double> GradientDriver::choose_steps(const Control& m, double t_end, double dt,
                                                  double cfl) {
-  auto ns = start(m);
   std::vector<double> dts;
+  if (dt > 0) {
+    // A fixed dt needs no run: the same clock arithmetic as NavierStokes::step.
+    for (double t = 0; t < t_end * (1 - 1e-12);) {
+      const double h = t + dt > t_end ? t_end - t : dt;
+      dts.push_back(h);
+      t += h;
+    }
+    return dts;
+  }
+  auto ns = start(m);
   while (ns->time() < t_end * (1 - 1e-12)) {
-    double h = dt > 0 ? dt : ns->stable_dt(cfl);
+    double h = ns->stable_dt(cfl);
     if (ns->time() + h > t_end)
       h = t_end - ns->time();
     ns->step(h);
@@ -128,6 +137,7 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
   Velocity3 lambda = ns->make_velocity("adj::lambda");
   StepSeeds seeds = make_seeds(*ns);
   StepTape tape, next_tape;
+  std::vector<StepTape> spare; ///< tapes reversed already, whose fields the next Record reuses
   double t_end = 0;
   for (double h : dts)
     t_end += h;
@@ -180,8 +190,13 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
       restore_forward(checkpoints.load(a.slot), *ns);
       break;
     case Action::Record: {
-      // A fresh tape per step, given to the store without a copy.
+      // The tape's fields go to the store without a copy: those of a tape already reversed if
+      // there is one (revolve), else new ones (every tape of store-all stays).
       StepTape fresh;
+      if (!spare.empty()) {
+        fresh = std::move(spare.back());
+        spare.pop_back();
+      }
       take_step(&fresh);
       tapes.adopt(static_cast<int>(a.step), to_snapshot(fresh, a.step, dim));
       g.tape_bytes = std::max(g.tape_bytes, tapes.bytes());
@@ -211,7 +226,13 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
           axpy(1.0, seeds.velocity[c], lambda[c]);
       }
       adj.step_adjoint(tape, lambda, seeds.force, seeds.has_psi ? &seeds.psi : nullptr);
-      tapes.erase(static_cast<int>(a.step + 1));
+      // The tape after this one is no longer needed: its fields are kept for the next Record.
+      if (tapes.has(static_cast<int>(a.step + 1))) {
+        StepTape done;
+        from_snapshot(tapes.load(static_cast<int>(a.step + 1)), done, dim);
+        spare.push_back(std::move(done));
+        tapes.erase(static_cast<int>(a.step + 1));
+      }
       if (a.step == 0)
         tapes.erase(0);
       g.poisson_iterations_reverse += adj.take_poisson_iterations();

@@ -109,12 +109,7 @@ class KineticEnergy : public Objective {
   explicit KineticEnergy(const Domain& d) : m_domain(d) {}
   std::string describe() const override { return "kinetic energy"; }
   double value(const StepState& s) override {
-    double twice = 0;
-    for (int c = 0; c < m_domain.dim(); ++c) {
-      const Field& u = (*s.velocity)[c];
-      twice += global_dot(m_domain.comm(), u, u) / double(u.layout().global.size());
-    }
-    return 0.5 * twice;
+    return navier_stokes::kinetic_energy(m_domain, *s.velocity);
   }
   void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
     for (int c = 0; c < m_domain.dim(); ++c) {
@@ -135,18 +130,7 @@ class Enstrophy : public Objective {
       : m_domain(d), m_cells(d, Location::Cell, 1, "adj::enstrophy_cells") {}
   std::string describe() const override { return "enstrophy"; }
   double value(const StepState& s) override {
-    const Velocity v = views(*s.velocity);
-    const int dim = m_domain.dim();
-    const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                          1.0 / m_domain.spacing(2)};
-    const double sum = local_sum(
-        "adj::enstrophy", m_cells.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-          for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
-            const double w = navier_stokes::edge_vorticity(v, a, ih, i, j, k);
-            acc += w * w;
-          }
-        });
-    return 0.5 * m_domain.comm().sum(sum) / double(m_cells.layout().global.size());
+    return navier_stokes::enstrophy(m_domain, *s.velocity);
   }
   void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
     const Velocity v = views(*s.velocity), lam = views(seeds.velocity);
@@ -352,6 +336,13 @@ void read_series(const Communicator& comm, const std::string& path, std::vector<
     throw ConfigError("objective.probe_data: no 'time,value' rows in " + path);
 }
 
+/// `path` as given if it exists, else relative to the case file's folder if it exists there.
+std::string data_file(const std::string& case_file, const std::string& path) {
+  const auto relative = std::filesystem::path(case_file).parent_path() / path;
+  return !std::filesystem::exists(path) && std::filesystem::exists(relative) ? relative.string()
+                                                                             : path;
+}
+
 struct Registered {
   std::string description;
   ObjectiveFactory factory;
@@ -420,9 +411,7 @@ std::map<std::string, Registered>& registry() {
           if (path.empty())
             throw ConfigError("objective term 'velocity_misfit' needs objective.target_file (an "
                               "HDF5 restart file with datasets u, v[, w] on this grid)");
-          const auto relative = std::filesystem::path(c.case_file).parent_path() / path;
-          if (!std::filesystem::exists(path) && std::filesystem::exists(relative))
-            path = relative.string();
+          path = data_file(c.case_file, path);
           try {
             return velocity_misfit(c.ns, path);
           } catch (const ConfigError&) {
@@ -441,9 +430,7 @@ std::map<std::string, Registered>& registry() {
           if (path.empty())
             throw ConfigError("objective term 'probe_misfit' needs objective.probe_data (a CSV "
                               "file of 'time,value' rows)");
-          const auto relative = std::filesystem::path(c.case_file).parent_path() / path;
-          if (!std::filesystem::exists(path) && std::filesystem::exists(relative))
-            path = relative.string();
+          path = data_file(c.case_file, path);
           const auto x = point(c.config.get_real_list("objective.probe"), d.dim(), 0);
           check_inside(d, x, "objective.probe");
           const long comp = c.config.get_int("objective.probe_component");

@@ -1,6 +1,7 @@
 #include "undertow/adjoint/parameters.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/hash.hpp"
 #include "undertow/core/reductions.hpp"
 
 #include <cmath>
@@ -12,15 +13,6 @@ namespace {
 
 const char* kFaceNames[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
 const char* kAxes[3] = {"x", "y", "z"};
-
-/// splitmix64 of a key, in [0, 1).
-double hash_uniform(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z = z ^ (z >> 31);
-  return double(z >> 11) * (1.0 / 9007199254740992.0);
-}
 
 /// A field like `like`, uniform in [-amplitude, amplitude] (or [0, amplitude]) on the owned
 /// points from a hash of the global index: the same on any number of ranks.

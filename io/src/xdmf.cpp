@@ -54,5 +54,16 @@ std::string xdmf_time_series(const XdmfGrid& grid, const std::vector<std::string
   return x.str();
 }
 
+XdmfGrid xdmf_grid(const Domain& domain) {
+  XdmfGrid grid;
+  grid.dim = domain.dim();
+  for (int a = 0; a < 3; ++a) {
+    grid.cells[a] = domain.global_cells(a);
+    grid.origin[a] = domain.spec().origin[a];
+    grid.spacing[a] = domain.spacing(a);
+  }
+  return grid;
+}
+
 } // namespace io
 } // namespace undertow

@@ -71,17 +71,11 @@ void FieldOutput::write(navier_stokes::NavierStokes& ns, long step) {
   file.commit();
   m_snapshots.push_back({ns.time(), name});
 
-  io::XdmfGrid grid;
-  grid.dim = dim;
-  for (int a = 0; a < 3; ++a) {
-    grid.cells[a] = m_domain.global_cells(a);
-    grid.origin[a] = m_domain.spec().origin[a];
-    grid.spacing[a] = m_domain.spacing(a);
-  }
   std::vector<io::XdmfSnapshot> series;
   for (const auto& s : m_snapshots)
     series.push_back({s.first, s.second});
-  const std::string xdmf = io::xdmf_time_series(grid, cell_datasets(dim), series);
+  const std::string xdmf =
+      io::xdmf_time_series(io::xdmf_grid(m_domain), cell_datasets(dim), series);
   run_on_root(m_domain.comm(), [&] { io::write_file_atomic(m_dir + "/fields.xmf", xdmf); });
 }
 

@@ -2,6 +2,7 @@
 ///  [--set k=v ...] [--output DIR] [--report FILE.json]`: J and dJ/dm of a Navier-Stokes case by
 /// the discrete adjoint, with optional Taylor remainder and finite-difference checks.
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "models.hpp"
 #include "navier_stokes_setup.hpp"
@@ -61,36 +62,23 @@ po::options_description visible_options() {
 }
 
 bool parse(const Communicator& comm, const std::vector<std::string>& args, GradientOptions& o) {
-  po::options_description visible = visible_options(), all = visible_options();
-  all.add_options()("case", po::value<std::string>(), "case file");
-  po::positional_options_description positional;
-  positional.add("case", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::ostringstream help;
-    help << visible;
-    throw ConfigError(std::string("undertow gradient: ") + e.what() + "\n" + help.str());
-  }
-  if (vm.count("help")) {
-    if (comm.is_root())
-      std::cout << "usage: undertow gradient CASE.ini [options]\n" << visible;
+  if (!parse_case_command(comm, args, "gradient",
+                          "undertow gradient CASE.ini [--taylor] [--fd] [--set section.key=value "
+                          "...] [--output DIR] [--report FILE.json]",
+                          visible_options(), po::options_description(), vm))
     return false;
-  }
-  if (!vm.count("case"))
-    throw ConfigError("undertow gradient: no case file given; usage: undertow gradient CASE.ini "
-                      "[--taylor] [--fd] [--set section.key=value ...] [--output DIR]");
   o.case_file = vm["case"].as<std::string>();
   if (vm.count("set"))
     o.overrides = vm["set"].as<std::vector<std::string>>();
-  for (const char* key : {"output", "report", "restart", "direction"})
+  const auto text = [&](const char* key, std::string& out) {
     if (vm.count(key))
-      (key == std::string("output")    ? o.output
-       : key == std::string("report")  ? o.report
-       : key == std::string("restart") ? o.restart
-                                       : o.direction) = vm[key].as<std::string>();
+      out = vm[key].as<std::string>();
+  };
+  text("output", o.output);
+  text("report", o.report);
+  text("restart", o.restart);
+  text("direction", o.direction);
   o.taylor = vm["taylor"].as<bool>();
   o.fd = vm["fd"].as<bool>();
   if (!o.direction.empty() && !o.taylor)
@@ -168,14 +156,7 @@ void write_sensitivity(const Domain& d, const Gradient& g, const std::string& di
                                  "faces' components), cell means of the face values; "
                                  "dJ_ddesign: per cell, with a design field");
   file.commit();
-  io::XdmfGrid grid;
-  grid.dim = dim;
-  for (int a = 0; a < 3; ++a) {
-    grid.cells[a] = d.global_cells(a);
-    grid.origin[a] = d.spec().origin[a];
-    grid.spacing[a] = d.spacing(a);
-  }
-  const std::string xdmf = io::xdmf_time_series(grid, names, {{0.0, "gradient.h5"}});
+  const std::string xdmf = io::xdmf_time_series(io::xdmf_grid(d), names, {{0.0, "gradient.h5"}});
   run_on_root(d.comm(), [&] { io::write_file_atomic(dir + "/gradient.xmf", xdmf); });
 }
 

@@ -1,5 +1,6 @@
 /// `undertow run CASE.ini [--set k=v ...] [--output DIR] [--check] [--report FILE.json]`
 
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "models.hpp"
 
@@ -48,29 +49,15 @@ po::options_description visible_options() {
 /// Parses the arguments after `run`. Returns false if help was printed.
 bool parse_run_options(const Communicator& comm, const std::vector<std::string>& args,
                        RunOptions& opt) {
-  po::options_description visible = visible_options();
-  po::options_description all = visible;
-  all.add_options()("case", po::value<std::string>(), "case file")(
-      "fail-on-rank", po::value<int>(), "testing aid: throw a run error on this rank");
-  po::positional_options_description positional;
-  positional.add("case", 1);
+  po::options_description hidden;
+  hidden.add_options()("fail-on-rank", po::value<int>(),
+                       "testing aid: throw a run error on this rank");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::ostringstream help;
-    help << visible;
-    throw ConfigError(std::string("undertow run: ") + e.what() + "\n" + help.str());
-  }
-  if (vm.count("help")) {
-    if (comm.is_root())
-      std::cout << "usage: undertow run CASE.ini [options]\n" << visible;
+  if (!parse_case_command(comm, args, "run",
+                          "undertow run CASE.ini [--set section.key=value ...] [--output DIR] "
+                          "[--check] [--report FILE.json]",
+                          visible_options(), hidden, vm))
     return false;
-  }
-  if (!vm.count("case"))
-    throw ConfigError("undertow run: no case file given; usage: undertow run CASE.ini [--set "
-                      "section.key=value ...] [--output DIR] [--check] [--report FILE.json]");
   opt.case_file = vm["case"].as<std::string>();
   if (vm.count("set"))
     opt.overrides = vm["set"].as<std::vector<std::string>>();

@@ -85,13 +85,6 @@ void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space) 
 }
 const char* kNames[3] = {"ns::u", "ns::v", "ns::w"};
 
-/// -f on the owned points (for minima through global_max).
-Field negated(const Field& f) {
-  Field out(f.layout(), "negated");
-  axpy(-1.0, f, out);
-  return out;
-}
-
 /// Ghosts of a cell field beyond the non-periodic boundaries := the cell inside.
 void extend_to_boundary_ghosts(const Domain& d, Field& f) {
   const FieldView v = f.view();
@@ -168,7 +161,12 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
   m_penalised_flow = !m_masks.empty() || params.obstacles.has_design();
   Field design;
   if (params.obstacles.has_design()) {
-    const double lowest = -global_max(domain.comm(), negated(params.obstacles.design));
+    const FieldView rho = params.obstacles.design.view();
+    const double lowest = -domain.comm().max(local_max(
+        "ns::design_min", params.obstacles.design.owned(),
+        KOKKOS_LAMBDA(long i, long j, long k, double& m) {
+          m = -rho(i, j, k) > m ? -rho(i, j, k) : m;
+        }));
     const double highest = global_max(domain.comm(), params.obstacles.design);
     if (!(lowest >= 0.0 && highest <= 1.0))
       throw ConfigError(format("the Brinkman design field (obstacles.design) has values in "
@@ -494,26 +492,36 @@ double NavierStokes::max_divergence() {
 }
 
 double NavierStokes::kinetic_energy() const {
-  double twice = 0;
-  for (int c = 0; c < m_domain.dim(); ++c)
-    twice += global_dot(m_domain.comm(), m_u[c], m_u[c]) / double(m_u[c].layout().global.size());
-  return 0.5 * twice;
+  return navier_stokes::kinetic_energy(m_domain, m_u);
 }
 
 double NavierStokes::enstrophy() {
   prepare(m_u);
-  const Velocity v = views(m_u);
-  const int dim = m_domain.dim();
-  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                        1.0 / m_domain.spacing(2)};
+  return navier_stokes::enstrophy(m_domain, m_u);
+}
+
+double kinetic_energy(const Domain& d, const std::array<Field, 3>& u) {
+  double twice = 0;
+  for (int c = 0; c < d.dim(); ++c)
+    twice += global_dot(d.comm(), u[c], u[c]) / double(u[c].layout().global.size());
+  return 0.5 * twice;
+}
+
+double enstrophy(const Domain& d, const std::array<Field, 3>& u) {
+  Velocity v;
+  for (int c = 0; c < 3; ++c)
+    v.u[c] = u[c].view();
+  const int dim = d.dim();
+  const double ih[3] = {1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)};
+  const FieldLayout cells = d.layout(Location::Cell, kGhost);
   const double sum = local_sum(
-      "ns::enstrophy", m_div.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+      "ns::enstrophy", cells.owned, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
         for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
           const double w = edge_vorticity(v, a, ih, i, j, k);
           acc += w * w;
         }
       });
-  return 0.5 * m_domain.comm().sum(sum) / double(m_div.layout().global.size());
+  return 0.5 * d.comm().sum(sum) / double(cells.global.size());
 }
 
 namespace {

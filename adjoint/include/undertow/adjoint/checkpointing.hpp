@@ -86,8 +86,6 @@ class Schedule {
   virtual Action next() = 0;
   /// How many checkpoint slots it uses at most (x_0 included).
   virtual int slots() const = 0;
-  /// How many tapes are live at most.
-  virtual long tapes() const = 0;
 };
 
 /// Records all `steps` steps, then reverses them: the fastest sweep, with memory for every
@@ -97,7 +95,6 @@ class StoreAllSchedule : public Schedule {
   explicit StoreAllSchedule(long steps) : m_steps(steps) {}
   Action next() override;
   int slots() const override { return 0; }
-  long tapes() const override { return m_steps; }
 
  private:
   long m_steps;
@@ -112,15 +109,15 @@ class StoreAllSchedule : public Schedule {
 ///   - advances are the untaped forward steps, including the first sweep's.
 /// With that convention the number of advances is the minimum
 ///   t(l, s) = r l - C(s + r, s + 1), r the smallest integer with C(s + r, s) >= l,
-/// which the schedule reaches by splitting every range at the point a dynamic programme finds
-/// optimal. One tape is live at a time.
+/// which the schedule reaches by splitting every range at an optimal point given in closed form
+/// (split()), so that planning takes time proportional to the actions. One or two tapes are live
+/// at a time.
 class RevolveSchedule : public Schedule {
  public:
   /// Plans the whole sweep (pure logic, no I/O). Throws ConfigError if slots < 1.
   RevolveSchedule(long steps, int slots);
   Action next() override;
   int slots() const override { return m_slots; }
-  long tapes() const override { return 1; }
   /// Advances (untaped forward steps) of the plan.
   long advances() const { return m_advances; }
   /// The Griewank-Walther minimum t(l, s) by the closed formula above.
@@ -130,16 +127,15 @@ class RevolveSchedule : public Schedule {
   /// Appends the actions that reverse steps [first, first + length) from x_first, which is in
   /// checkpoint `slot`, with `free` more slots available.
   void plan(long first, long length, int slot, int free);
-  /// Best split offset for `length` steps with `free` more slots, and its advance count.
-  long cost(long length, int free);
-  long split(long length, int free);
+  /// An optimal offset of the first checkpoint in a range of `length` steps with `free` more
+  /// slots, in closed form (no search).
+  static long split(long length, int free);
 
   long m_steps;
   int m_slots;
   long m_advances = 0;
   std::vector<Action> m_actions;
   std::size_t m_position = 0;
-  std::vector<std::vector<long>> m_cost, m_split; ///< memo [free][length]; -1 unknown
 };
 
 } // namespace adjoint

@@ -52,8 +52,9 @@ class GradientDriver {
   GradientDriver(const Domain& domain, ObjectiveBuilder objective, const Log& log,
                  long progress_every);
 
-  /// The time steps of a forward run from t = 0 to t_end at fixed `dt` (> 0) or at CFL number
-  /// `cfl` (chosen from the unperturbed run and then frozen). Collective.
+  /// The time steps of a forward run from t = 0 to t_end at fixed `dt` (> 0; the last one
+  /// shortened to land on t_end), or at CFL number `cfl`, chosen by a forward run of m and then
+  /// frozen. Collective.
   std::vector<double> choose_steps(const Control& m, double t_end, double dt, double cfl);
   /// J(m) over the given steps (forward run only). Collective.
   double objective(const Control& m, const std::vector<double>& dts);

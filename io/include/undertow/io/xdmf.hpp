@@ -4,6 +4,8 @@
 /// snapshots as one time-dependent dataset. We describe uniform grids (CoRectMesh) with
 /// cell-centred scalar attributes stored as datasets of FieldFile layout (slowest axis first).
 
+#include "undertow/core/domain.hpp"
+
 #include <array>
 #include <string>
 #include <vector>
@@ -22,6 +24,9 @@ struct XdmfSnapshot {
   double time = 0;  ///< [s]
   std::string file; ///< HDF5 file, relative to the XDMF file's directory
 };
+
+/// The uniform grid of the cells of `domain`. Not collective.
+XdmfGrid xdmf_grid(const Domain& domain);
 
 /// The XDMF document of a time series: one uniform grid per snapshot, each with the cell
 /// datasets named in `cell_datasets`. Not collective.

@@ -176,6 +176,13 @@ class NavierStokes {
   Timers m_timers;
 };
 
+/// Kinetic energy per unit mass and volume, 1/2 <|u|^2> [m^2/s^2], of a velocity triple.
+/// Collective.
+double kinetic_energy(const Domain& domain, const std::array<Field, 3>& u);
+/// Enstrophy per unit volume, 1/2 <|curl u|^2> [1/s^2], from the edge vorticity of a velocity
+/// triple whose ghosts are up to date (NavierStokes::prepare). Collective.
+double enstrophy(const Domain& domain, const std::array<Field, 3>& u);
+
 /// A velocity field given as a function: component c at (x, y, z) and time t [m/s].
 using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;
 

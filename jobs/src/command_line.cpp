@@ -1,0 +1,41 @@
+#include "command_line.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <iostream>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace undertow {
+namespace jobs {
+
+bool parse_case_command(const Communicator& comm, const std::vector<std::string>& args,
+                        const std::string& command, const std::string& usage,
+                        const po::options_description& visible,
+                        const po::options_description& hidden, po::variables_map& vm) {
+  po::options_description all = visible;
+  all.add(hidden);
+  all.add_options()("case", po::value<std::string>(), "case file");
+  po::positional_options_description positional;
+  positional.add("case", 1);
+  std::ostringstream help;
+  help << visible;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError("undertow " + command + ": " + e.what() + "\n" + help.str());
+  }
+  if (vm.count("help")) {
+    if (comm.is_root())
+      std::cout << "usage: " << usage << "\n" << visible;
+    return false;
+  }
+  if (!vm.count("case"))
+    throw ConfigError("undertow " + command + ": no case file given; usage: " + usage);
+  return true;
+}
+
+} // namespace jobs
+} // namespace undertow

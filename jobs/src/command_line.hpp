@@ -1,0 +1,26 @@
+#pragma once
+// The command line of the subcommands that take a case file (`undertow run`, `undertow
+// gradient`): options, the case file as the first positional argument, help and errors.
+
+#include "undertow/core/communicator.hpp"
+
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+namespace undertow {
+namespace jobs {
+
+/// Parses `args` of `undertow <command> CASE.ini [options]` into `vm`: the `visible` options
+/// (shown by --help and with errors) and the `hidden` ones, the case file as "case". On --help,
+/// rank 0 prints the usage and the options and it returns false. A bad command line, or no case
+/// file, throws ConfigError that names the command and shows `usage` and the options.
+/// Collective (every rank parses the same arguments).
+bool parse_case_command(const Communicator& comm, const std::vector<std::string>& args,
+                        const std::string& command, const std::string& usage,
+                        const boost::program_options::options_description& visible,
+                        const boost::program_options::options_description& hidden,
+                        boost::program_options::variables_map& vm);
+
+} // namespace jobs
+} // namespace undertow
