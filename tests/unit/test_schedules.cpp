@@ -1,10 +1,14 @@
 // Checkpointing schedules alone (pure logic): simulated on a fake state that records its step
 // number, every adjoint step gets the tape of its own step, in reverse order, each once; no more
 // checkpoint slots are live than allowed; and revolve's advances equal the Griewank-Walther
-// minimum t(l, s) = r l - C(s + r, s + 1) for every l <= 200 and s <= 15.
+// minimum t(l, s) = r l - C(s + r, s + 1) for every l <= 200 and s <= 15; online revolve, told
+// the length only when the run reaches it, stays within its documented bound of that minimum;
+// multistage placement keeps the most restored slots in memory.
 
 #include "undertow/adjoint/checkpointing.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <map>
 
@@ -32,6 +36,8 @@ Simulation simulate(Schedule& schedule, long steps) {
     sim.ok = false;
   };
   for (Action a = schedule.next(); a.kind != Action::Done; a = schedule.next()) {
+    if (a.slot < 0 || a.slot >= std::max(1, schedule.slots()))
+      fail("slot " + std::to_string(a.slot) + " out of range");
     switch (a.kind) {
     case Action::Advance:
       if (a.step <= current || a.step > steps)
@@ -67,6 +73,8 @@ Simulation simulate(Schedule& schedule, long steps) {
     case Action::Done:
       break;
     }
+    if (!schedule.ended() && current == steps)
+      schedule.end_at(steps);
   }
   if (next_reverse != -1)
     fail("steps left unreversed: " + std::to_string(next_reverse + 1));
@@ -99,6 +107,64 @@ TEST(Schedules, RevolveReachesTheGriewankWaltherMinimum) {
       ASSERT_EQ(sim.advances, schedule.advances()) << steps << " steps, " << slots << " slots";
       ASSERT_EQ(sim.advances, RevolveSchedule::minimum_advances(steps, slots))
           << steps << " steps, " << slots << " slots";
+    }
+}
+
+TEST(Schedules, OnlineRevolveStaysWithinItsBound) {
+  double worst = 0;
+  for (int slots = 1; slots <= 15; ++slots)
+    for (long steps = 1; steps <= 2000; steps += steps < 200 ? 1 : 7) {
+      OnlineRevolveSchedule schedule(slots);
+      const Simulation sim = simulate(schedule, steps);
+      ASSERT_TRUE(sim.ok) << steps << " steps, " << slots << " slots: " << sim.error;
+      ASSERT_EQ(sim.advances, schedule.advances()) << steps << " steps, " << slots << " slots";
+      const double optimum = double(RevolveSchedule::minimum_advances(steps, slots));
+      ASSERT_LE(double(sim.advances), optimum + double(steps))
+          << steps << " steps, " << slots << " slots";
+      if (optimum > 0)
+        worst = std::max(worst, (double(sim.advances) - double(steps)) / optimum);
+    }
+  std::printf("online revolve: (advances - l) / t(l, s) <= %.3f over l <= 2000, s <= 15\n", worst);
+}
+
+TEST(Schedules, OnlineRevolveThinsItsForwardCheckpoints) {
+  // 6 slots: 2 forward checkpoints. At step 8 they are x_0 and x_4 (x_2, x_6 dropped).
+  ASSERT_EQ(OnlineRevolveSchedule::forward_slots(6), 2);
+  OnlineRevolveSchedule schedule(6);
+  std::vector<std::pair<long, int>> saves;
+  for (int i = 0; i < 30; ++i) {
+    const Action a = schedule.next();
+    if (a.kind == Action::Save)
+      saves.push_back({a.step, a.slot});
+    if (a.kind == Action::Advance && a.step == 8)
+      break;
+  }
+  ASSERT_GE(saves.size(), 4u);
+  EXPECT_EQ(saves[0].first, 0);
+  EXPECT_EQ(saves[1].first, 1);
+  EXPECT_EQ(saves[2].first, 2); // x_1 dropped, d = 2
+  EXPECT_EQ(saves[3].first, 4); // x_2 dropped, d = 4
+  EXPECT_EQ(saves.back().first, 4);
+}
+
+TEST(Schedules, MultistageKeepsTheMostRestoredSlotsInMemory) {
+  for (int slots : {3, 6, 10})
+    for (long steps : {50L, 200L}) {
+      RevolveSchedule schedule(steps, slots);
+      std::vector<long> restores(static_cast<std::size_t>(slots), 0);
+      for (const Action& a : schedule.actions())
+        if (a.kind == Action::Restore)
+          ++restores[static_cast<std::size_t>(a.slot)];
+      for (int ram = 0; ram <= slots; ++ram) {
+        const std::vector<bool> memory = place_in_memory(schedule.actions(), slots, ram);
+        ASSERT_EQ(std::count(memory.begin(), memory.end(), true), ram);
+        for (std::size_t a = 0; a < memory.size(); ++a)
+          for (std::size_t b = 0; b < memory.size(); ++b) {
+            if (memory[a] && !memory[b]) {
+              ASSERT_GE(restores[a], restores[b]) << "slot " << a << " in memory, " << b;
+            }
+          }
+      }
     }
 }
 
