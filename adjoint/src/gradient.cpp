@@ -1,59 +1,14 @@
 #include "undertow/adjoint/gradient.hpp"
 
+#include "sweep_support.hpp"
 #include "undertow/adjoint/transposes.hpp"
 #include "undertow/core/error.hpp"
-
-#include <chrono>
 
 namespace undertow {
 namespace adjoint {
 
 using navier_stokes::NavierStokes;
 using navier_stokes::StepTape;
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-/// A prepared copy of the solver's velocity: what objectives read.
-void prepared_state(NavierStokes& ns, Velocity3& out) {
-  for (int c = 0; c < ns.domain().dim(); ++c)
-    copy(ns.velocity(c), out[c]);
-  ns.prepare(out);
-}
-
-/// The forward state a run restarts from: the solver's state fields (velocity, potential,
-/// pressure) and its clock, copied by the store.
-Snapshot forward_snapshot(NavierStokes& ns) {
-  Snapshot s;
-  s.step = ns.steps();
-  for (const auto& named : ns.state_fields())
-    s.fields.emplace_back(named.first, *named.second);
-  s.numbers["time"] = ns.time();
-  s.numbers["steps"] = double(ns.steps());
-  s.numbers["psi_scale"] = ns.psi_scale();
-  return s;
-}
-
-void restore_forward(const Snapshot& s, NavierStokes& ns) {
-  auto fields = ns.state_fields();
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    copy(s.fields.at(i).second, *fields[i].second);
-  ns.restore_clock(s.numbers.at("time"), static_cast<long>(s.numbers.at("steps")),
-                   s.numbers.at("psi_scale"));
-}
-
-StepSeeds make_seeds(NavierStokes& ns) {
-  StepSeeds s;
-  s.velocity = ns.make_velocity("adj::seed");
-  s.force.assign(ns.obstacle_count(), {0, 0, 0});
-  s.psi = Field(ns.domain(), Location::Cell, 1, "adj::seed_psi");
-  return s;
-}
-
-} // namespace
 
 GradientDriver::GradientDriver(const Domain& domain, ObjectiveBuilder objective, const Log& log,
                                long progress_every)
@@ -118,151 +73,6 @@ double GradientDriver::objective(const Control& m, const std::vector<double>& dt
     throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
                           "time.cfl or time.dt");
   return sum;
-}
-
-Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& dts) {
-  const int dim = m_domain.dim();
-  const long steps = static_cast<long>(dts.size());
-  Gradient g;
-  auto ns = start(m);
-  ObjectiveSum J = m_objective(*ns);
-  NavierStokesAdjoint adj(*ns);
-  MemoryCheckpointStore tapes, checkpoints;
-  std::unique_ptr<Schedule> schedule;
-  if (m_slots > 0)
-    schedule = std::make_unique<RevolveSchedule>(steps, m_slots);
-  else
-    schedule = std::make_unique<StoreAllSchedule>(steps);
-  Velocity3 state = ns->make_velocity("adj::state");
-  Velocity3 lambda = ns->make_velocity("adj::lambda");
-  StepSeeds seeds = make_seeds(*ns);
-  StepTape tape, next_tape;
-  std::vector<StepTape> spare; ///< tapes reversed already, whose fields the next Record reuses
-  double t_end = 0;
-  for (double h : dts)
-    t_end += h;
-  Progress forward(m_log, t_end, m_every);
-  Progress reverse(m_log, t_end, m_every);
-  long reached = 0; // steps whose objective term has been added (each once)
-
-  // One forward step from the current state, taped or not; the objective term the first time
-  // the step is taken. Leaves the prepared state after the step in `state`.
-  const auto take_step = [&](StepTape* step_tape) {
-    const long n = ns->steps();
-    const auto t0 = std::chrono::steady_clock::now();
-    const double dt = dts[static_cast<std::size_t>(n)];
-    ns->step(dt, step_tape);
-    g.poisson_iterations_forward += ns->poisson_iterations();
-    prepared_state(*ns, state);
-    if (n == reached) {
-      StepState s;
-      s.step = n + 1;
-      s.time = ns->time();
-      s.dt = dt;
-      s.last = n + 1 == steps;
-      s.velocity = &state;
-      s.forces = &ns->forces();
-      s.psi = &ns->potential();
-      g.objective += J.value(s);
-      ++reached;
-      if (s.last && !std::isfinite(g.objective))
-        throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
-                              "time.cfl or time.dt");
-      forward.update(s.step, s.time, dt, format("forward, J = %.10e", g.objective), s.last);
-      g.forward_seconds += seconds_since(t0);
-    } else {
-      ++g.recomputed_steps;
-      g.recompute_seconds += seconds_since(t0);
-    }
-  };
-
-  for (Action a = schedule->next(); a.kind != Action::Done; a = schedule->next()) {
-    switch (a.kind) {
-    case Action::Advance:
-      while (ns->steps() < a.step)
-        take_step(nullptr);
-      break;
-    case Action::Save:
-      checkpoints.save(a.slot, forward_snapshot(*ns));
-      g.checkpoint_bytes = std::max(g.checkpoint_bytes, checkpoints.bytes());
-      break;
-    case Action::Restore:
-      restore_forward(checkpoints.load(a.slot), *ns);
-      break;
-    case Action::Record: {
-      // The tape's fields go to the store without a copy: those of a tape already reversed if
-      // there is one (revolve), else new ones (every tape of store-all stays).
-      StepTape fresh;
-      if (!spare.empty()) {
-        fresh = std::move(spare.back());
-        spare.pop_back();
-      }
-      take_step(&fresh);
-      tapes.adopt(static_cast<int>(a.step), to_snapshot(fresh, a.step, dim));
-      g.tape_bytes = std::max(g.tape_bytes, tapes.bytes());
-      break;
-    }
-    case Action::Reverse: {
-      const auto reverse_start = std::chrono::steady_clock::now();
-      from_snapshot(tapes.load(static_cast<int>(a.step)), tape, dim);
-      // The state after this step: the next step's tape holds it; else the step was just
-      // recorded and the solver holds it (in `state`).
-      const Velocity3* after = &state;
-      if (tapes.has(static_cast<int>(a.step + 1))) {
-        from_snapshot(tapes.load(static_cast<int>(a.step + 1)), next_tape, dim);
-        after = &next_tape.u0;
-      }
-      StepState s;
-      s.step = a.step + 1;
-      s.time = tape.time + tape.dt;
-      s.dt = tape.dt;
-      s.last = a.step + 1 == steps;
-      s.velocity = after;
-      s.forces = &tape.forces;
-      J.derivative(s, seeds);
-      if (seeds.has_velocity) {
-        adj.prepare_adjoint(seeds.velocity);
-        for (int c = 0; c < dim; ++c)
-          axpy(1.0, seeds.velocity[c], lambda[c]);
-      }
-      adj.step_adjoint(tape, lambda, seeds.force, seeds.has_psi ? &seeds.psi : nullptr);
-      // The tape after this one is no longer needed: its fields are kept for the next Record.
-      if (tapes.has(static_cast<int>(a.step + 1))) {
-        StepTape done;
-        from_snapshot(tapes.load(static_cast<int>(a.step + 1)), done, dim);
-        spare.push_back(std::move(done));
-        tapes.erase(static_cast<int>(a.step + 1));
-      }
-      if (a.step == 0)
-        tapes.erase(0);
-      g.poisson_iterations_reverse += adj.take_poisson_iterations();
-      g.reverse_seconds += seconds_since(reverse_start);
-      reverse.update(steps - a.step, t_end - tape.time, tape.dt,
-                     format("reverse, step %.0f of the forward run", double(a.step + 1)),
-                     a.step == 0);
-      break;
-    }
-    case Action::Done:
-      break;
-    }
-  }
-  // The initial condition: u_0 = project(u_initial).
-  const auto initial_start = std::chrono::steady_clock::now();
-  adj.project_adjoint(lambda, 0);
-  g.initial = ns->make_velocity("dJ_du_initial");
-  for (int c = 0; c < dim; ++c)
-    copy(lambda[c], g.initial[c]);
-  g.flow = adj.gradient();
-  g.shape = shape_gradient(*ns, adj);
-  if (ns->params().obstacles.has_design())
-    g.design = design_gradient(*ns, adj);
-  g.chi = ns->make_velocity("dJ_dchi");
-  for (int c = 0; c < dim; ++c)
-    copy(adj.chi_gradient()[c], g.chi[c]);
-  g.poisson_iterations_reverse += adj.take_poisson_iterations();
-  g.reverse_seconds += seconds_since(initial_start);
-  g.reverse_timers = adj.timers();
-  return g;
 }
 
 namespace {

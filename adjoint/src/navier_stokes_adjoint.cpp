@@ -118,6 +118,49 @@ void NavierStokesAdjoint::reset_gradient() {
     zero(g, dim);
 }
 
+std::vector<std::pair<std::string, Field*>> NavierStokesAdjoint::state_fields() {
+  std::vector<std::pair<std::string, Field*>> out;
+  const int dim = m_domain.dim();
+  for (int c = 0; c < dim; ++c)
+    out.emplace_back(std::string("dJ_dchi_") + "uvw"[c], &m_chi_gradient[c]);
+  for (std::size_t k = 0; k < m_mask_force_gradient.size(); ++k)
+    for (int c = 0; c < dim; ++c)
+      out.emplace_back("dJ_dmask_" + std::to_string(k) + "_" + "uvw"[c],
+                       &m_mask_force_gradient[k][c]);
+  out.emplace_back("lambda_psi", &m_lambda_psi);
+  for (std::size_t q = 0; q < m_mu.size(); ++q) {
+    out.emplace_back("mu_" + std::to_string(q), &m_mu[q]);
+    out.emplace_back("mu_previous_" + std::to_string(q), &m_mu_previous[q]);
+    out.emplace_back("mu_older_" + std::to_string(q), &m_mu_older[q]);
+  }
+  return out;
+}
+
+std::map<std::string, double> NavierStokesAdjoint::state_numbers() const {
+  std::map<std::string, double> out;
+  out["dJ_dnu"] = m_local.nu;
+  for (int c = 0; c < 3; ++c) {
+    out[std::string("dJ_dbody_force_") + "xyz"[c]] = m_local.body_force[c];
+    for (int f = 0; f < 6; ++f)
+      out["dJ_dboundary_" + std::to_string(f) + "_" + "xyz"[c]] = m_local.boundary_velocity[f][c];
+  }
+  for (std::size_t q = 0; q < m_mu_count.size(); ++q)
+    out["mu_count_" + std::to_string(q)] = double(m_mu_count[q]);
+  return out;
+}
+
+void NavierStokesAdjoint::restore_numbers(const std::map<std::string, double>& numbers) {
+  m_local.nu = numbers.at("dJ_dnu");
+  for (int c = 0; c < 3; ++c) {
+    m_local.body_force[c] = numbers.at(std::string("dJ_dbody_force_") + "xyz"[c]);
+    for (int f = 0; f < 6; ++f)
+      m_local.boundary_velocity[f][c] =
+          numbers.at("dJ_dboundary_" + std::to_string(f) + "_" + "xyz"[c]);
+  }
+  for (std::size_t q = 0; q < m_mu_count.size(); ++q)
+    m_mu_count[q] = static_cast<long>(numbers.at("mu_count_" + std::to_string(q)));
+}
+
 int NavierStokesAdjoint::take_poisson_iterations() {
   const int n = m_poisson_iterations;
   m_poisson_iterations = 0;

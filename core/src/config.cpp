@@ -1,4 +1,5 @@
 #include "undertow/core/config.hpp"
+#include "undertow/core/hash.hpp"
 
 #include "undertow/core/error.hpp"
 
@@ -458,13 +459,8 @@ std::string Config::hash() const {
   std::string canonical;
   for (const auto& kv : m_values)
     canonical += kv.first + "=" + kv.second + "\n";
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : canonical) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(canonical)));
   return buf;
 }
 

@@ -1,6 +1,8 @@
 #include "undertow/io/field_file.hpp"
 
+#include "hdf5_settings.hpp"
 #include "undertow/core/error.hpp"
+#include "undertow/core/hash.hpp"
 
 #include <array>
 #include <cstdio>
@@ -39,13 +41,6 @@ Block block_of(const Field& f, int dim) {
     b.count[d] = static_cast<hsize_t>(l.owned.extent(a));
   }
   return b;
-}
-
-/// splitmix64's finaliser: a bijective 64-bit mix.
-std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
 }
 
 std::string hex(std::uint64_t v) {
@@ -98,19 +93,7 @@ std::vector<double> owned_values(const Field& f) {
 
 FieldFile::FieldFile(const Domain& domain, const std::string& path, Mode mode)
     : m_domain(domain), m_path(path), m_mode(mode), m_h(std::make_unique<Handles>()) {
-  const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(access, domain.comm().raw(), MPI_INFO_NULL);
-  // The HDF5 settings of every undertow file, in this one place:
-  // - collective metadata reads and writes: one rank reads, all receive; no metadata storms;
-  // - objects of 1 MiB or more start on 1 MiB boundaries, the stripe size of typical parallel
-  //   file systems (Lustre, GPFS), so that collective writes do not straddle stripes;
-  // - datasets are contiguous, not chunked: each is written once, whole, by a collective
-  //   hyperslab transfer, the fastest layout for that and the simplest for other readers.
-  H5Pset_all_coll_metadata_ops(access, true);
-  H5Pset_coll_metadata_write(access, true);
-  H5Pset_alignment(access, 1 << 20, 1 << 20);
-  // Silence HDF5's own error stack printing: failures are reported through our errors.
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t access = parallel_file_access(domain.comm());
   if (mode == Mode::Create)
     m_h->file = H5Fcreate(temporary(path).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access);
   else
@@ -237,7 +220,7 @@ std::uint64_t field_checksum(const Communicator& comm, const Field& f) {
         std::uint64_t bits = 0;
         const double v = host(i, j, k);
         std::memcpy(&bits, &v, sizeof bits);
-        sum += mix(bits ^ mix(index + 0x9e3779b97f4a7c15ULL));
+        sum += mix64(bits ^ mix64(index + 0x9e3779b97f4a7c15ULL));
       }
   std::uint64_t total = 0; // unsigned addition wraps: the sum is exact in any order
   MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, comm.raw());

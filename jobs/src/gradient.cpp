@@ -1,7 +1,9 @@
 /// `undertow gradient CASE.ini [--taylor] [--direction SPEC] [--fd] [--restart FILE]
-///  [--set k=v ...] [--output DIR] [--report FILE.json]`: J and dJ/dm of a Navier-Stokes case by
+///  [--resume DIR] [--set k=v ...] [--output DIR] [--report FILE.json]`: J and dJ/dm of a
+///  Navier-Stokes case by
 /// the discrete adjoint, with optional Taylor remainder and finite-difference checks.
 
+#include "checkpoint_plan.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "models.hpp"
@@ -36,7 +38,7 @@ using adjoint::GradientDriver;
 using adjoint::ScalarParameter;
 
 struct GradientOptions {
-  std::string case_file, output, report, restart, direction;
+  std::string case_file, output, report, restart, direction, resume;
   std::vector<std::string> overrides;
   bool taylor = false, fd = false;
 };
@@ -57,6 +59,9 @@ po::options_description visible_options() {
       "by more than adjoint.fd_tolerance")(
       "restart", po::value<std::string>(),
       "start from the velocity of this restart file (of the same case) instead of initial.*")(
+      "resume", po::value<std::string>(),
+      "continue a killed gradient run from the checkpoint file in this directory (its "
+      "checkpoint.disk_dir, or output directory); same case, settings and rank count")(
       "help,h", "print this help");
   return d;
 }
@@ -79,6 +84,7 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Gradi
   text("report", o.report);
   text("restart", o.restart);
   text("direction", o.direction);
+  text("resume", o.resume);
   o.taylor = vm["taylor"].as<bool>();
   o.fd = vm["fd"].as<bool>();
   if (!o.direction.empty() && !o.taylor)
@@ -241,34 +247,15 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   log.info(format("time steps: %.0f (frozen for every run of this gradient)", double(dts.size())));
 
   const long steps = static_cast<long>(dts.size());
-  const bool revolve = cfg.get_string("checkpoint.schedule") == "revolve";
-  const int slots = static_cast<int>(cfg.get_int("checkpoint.ram_slots"));
-  double state_bytes = 0; // one velocity triple on this rank
-  for (int c = 0; c < dim; ++c)
-    state_bytes += 8.0 * double(m.initial[c].view().size());
-  if (revolve) {
-    driver.set_checkpoint_slots(slots);
-    const long predicted = adjoint::RevolveSchedule::minimum_advances(steps, slots);
-    log.info(format("checkpointing: revolve, %.0f steps, %.0f slots in memory; predicted ",
-                    double(steps), double(slots)) +
-             format("recomputations %.0f (%.2f forward runs in all); ", double(predicted),
-                    1.0 + double(predicted) / double(steps)) +
-             // A checkpoint holds the velocity, psi and p; two tapes (3 velocity triples each)
-             // are live at a time: the step reversed and the one after it.
-             format("memory per rank %.1f MiB of checkpoints + %.1f MiB of tapes",
-                    slots * state_bytes * (dim + 2.0) / dim / 1048576.0,
-                    2 * 3 * state_bytes / 1048576.0));
-  } else {
-    log.info(format("checkpointing: all %.0f tapes in memory, %.1f MiB per rank predicted",
-                    double(steps), steps * 3 * state_bytes / 1048576.0));
+  adjoint::Checkpointing checkpointing;
+  {
+    navier_stokes::NavierStokes ns(domain, m.flow);
+    checkpointing = checkpointing_from(cfg, ns, steps, dir, opt.resume);
+    driver.set_checkpointing(checkpointing);
+    print_plan(log, checkpointing, ns, steps);
   }
   const Gradient g = driver.gradient(m, dts);
-  log.info(
-      format("checkpointing done: %.0f steps recomputed, ", double(g.recomputed_steps)) +
-      format("peak tapes %.1f MiB and checkpoints %.1f MiB on rank 0", g.tape_bytes / 1048576.0,
-             g.checkpoint_bytes / 1048576.0) +
-      format("; time forward %.2f s, recompute %.2f s, ", g.forward_seconds, g.recompute_seconds) +
-      format("reverse %.2f s", g.reverse_seconds));
+  print_outcome(log, comm, checkpointing, g, steps);
   io::Json report = io::Json::object();
   report["undertow_version"] = UNDERTOW_VERSION_STRING;
   report["case"] = loaded.name;
@@ -296,8 +283,12 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   report["timing"]["forward_seconds"] = comm.max(g.forward_seconds);
   report["timing"]["reverse_seconds"] = comm.max(g.reverse_seconds);
   report["timing"]["recompute_seconds"] = comm.max(g.recompute_seconds);
-  report["checkpointing"]["schedule"] = revolve ? "revolve" : "all";
+  report["checkpointing"]["schedule"] = cfg.get_string("checkpoint.schedule");
   report["checkpointing"]["recomputed_steps"] = static_cast<double>(g.recomputed_steps);
+  report["checkpointing"]["resumed_at_action"] = static_cast<double>(g.resumed_at);
+  report["checkpointing"]["bytes_written"] = comm.sum(g.bytes_written);
+  report["checkpointing"]["bytes_read"] = comm.sum(g.bytes_read);
+  report["timing"]["checkpoint_io_seconds"] = comm.max(g.io_seconds);
   report["memory"]["checkpoint_bytes_rank0"] = g.checkpoint_bytes;
   report["timing"]["ratio"] = ratio;
   report["memory"]["tape_bytes_rank0"] = g.tape_bytes;

@@ -1,5 +1,7 @@
 #include "navier_stokes_setup.hpp"
 
+#include "checkpoint_plan.hpp"
+
 #include "undertow/core/error.hpp"
 #include "undertow/io/field_file.hpp"
 
@@ -18,15 +20,7 @@ constexpr double kPi = 3.14159265358979323846;
 }
 
 void declare_adjoint_keys(ConfigSchema& s) {
-  s.add("checkpoint.schedule", ValueType::Choice, "all",
-        "undertow gradient: all keeps every step's tape in memory (fastest, memory grows with "
-        "the steps); revolve keeps checkpoint.ram_slots checkpoints and recomputes (binomial "
-        "checkpointing, the fewest recomputations for that memory)")
-      .one_of({"all", "revolve"});
-  s.add("checkpoint.ram_slots", ValueType::Integer, "10",
-        "checkpoint.schedule = revolve: checkpoints of the forward state held in memory, x_0's "
-        "included")
-      .at_least(1);
+  declare_checkpoint_keys(s);
   s.add("adjoint.fields", ValueType::Boolean, "true",
         "undertow gradient: write the sensitivity maps (dJ/du_initial, dJ/dchi) to "
         "<output>/gradient.h5 and gradient.xmf");

@@ -393,44 +393,6 @@ TEST(Duct3D, TaylorTestOfEveryParameterGroup) {
   }
 }
 
-// Binomial checkpointing recomputes the forward steps from checkpoints instead of keeping every
-// tape: over 200 steps the gradient must be bitwise the same as with every tape kept.
-TEST(Checkpointing, RevolveGivesTheStoreAllGradientBitwise) {
-  const auto grids = undertow::testing::process_grids(2, world().size());
-  const Domain d(world(), channel_domain(grids.back()));
-  const Log log(world());
-  const long steps = 200;
-  GradientDriver driver(d, channel_objective(kDt * steps, true), log, 0);
-  const Control m = channel_control(d);
-  const std::vector<double> dts(steps, kDt);
-  const Gradient all = driver.gradient(m, dts);
-  const auto list = scalar_parameters(m, 2);
-  for (int slots : {2, 6}) {
-    driver.set_checkpoint_slots(slots);
-    const Gradient g = driver.gradient(m, dts);
-    EXPECT_EQ(g.objective, all.objective) << slots << " slots";
-    // Every step is taken once for the first time (by an advance or a record); what remains of
-    // the t(l, s) advances and l records are recomputations: exactly t(l, s).
-    EXPECT_EQ(g.recomputed_steps, RevolveSchedule::minimum_advances(steps, slots))
-        << slots << " slots";
-    for (const auto& p : list)
-      EXPECT_EQ(derivative_of(g, p), derivative_of(all, p)) << p.name << ", " << slots << " slots";
-    double differ = 0;
-    for (int c = 0; c < 2; ++c) {
-      Field diff(g.initial[c].layout(), "diff");
-      axpy(1.0, g.initial[c], diff);
-      axpy(-1.0, all.initial[c], diff);
-      differ = std::max(differ, global_max_abs(world(), diff));
-    }
-    EXPECT_EQ(differ, 0.0) << slots << " slots";
-    if (world().is_root())
-      std::printf("revolve, %d slots: %ld steps recomputed (first sweep: %ld), tapes %.1f MiB "
-                  "against %.1f MiB, checkpoints %.1f MiB\n",
-                  slots, g.recomputed_steps, steps, g.tape_bytes / 1048576.0,
-                  all.tape_bytes / 1048576.0, g.checkpoint_bytes / 1048576.0);
-  }
-}
-
 INSTANTIATE_TEST_SUITE_P(EveryShape, ShapeKinds,
                          ::testing::Values(ShapeKind::Ellipse, ShapeKind::Naca, ShapeKind::Star,
                                            ShapeKind::Rectangle));

@@ -5,7 +5,7 @@
 // the length only when the run reaches it, stays within its documented bound of that minimum;
 // multistage placement keeps the most restored slots in memory.
 
-#include "undertow/adjoint/checkpointing.hpp"
+#include "undertow/adjoint/schedules.hpp"
 
 #include <algorithm>
 #include <cstdio>

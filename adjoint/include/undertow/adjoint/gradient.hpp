@@ -6,10 +6,12 @@
 /// them), so that J(m) is a smooth function of m: a CFL-adaptive dt would make it only piecewise
 /// smooth.
 
-#include "undertow/adjoint/checkpointing.hpp"
+#include "undertow/adjoint/checkpoint_store.hpp"
 #include "undertow/adjoint/objective.hpp"
+#include "undertow/adjoint/schedules.hpp"
 #include "undertow/core/log.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -39,8 +41,38 @@ struct Gradient {
   long recomputed_steps = 0;
   double tape_bytes = 0;       ///< largest memory the tapes held on one rank
   double checkpoint_bytes = 0; ///< largest memory the checkpoints held on one rank
+  double io_seconds = 0;       ///< in the HDF5 checkpoint file (checkpoints and resume records)
+  double bytes_written = 0, bytes_read = 0; ///< to and from it, by this rank
+  long resumed_at = -1;             ///< the schedule action the run resumed after (-1: not resumed)
+  long resume_recomputed_steps = 0; ///< forward steps taken again to rebuild lost checkpoints
   long poisson_iterations_forward = 0, poisson_iterations_reverse = 0;
   Timers reverse_timers; ///< phases of the adjoint steps (this rank)
+};
+
+/// How gradient() keeps the forward states for the reverse sweep (docs/checkpointing.md).
+struct Checkpointing {
+  enum class Schedule {
+    All,       ///< every step's tape in memory
+    Revolve,   ///< binomial checkpointing, ram_slots slots in memory
+    Online,    ///< online revolve, ram_slots + disk_slots slots (the lowest numbers in memory)
+    Multistage ///< binomial, ram_slots in memory and disk_slots on disk, placed by access counts
+  } schedule = Schedule::All;
+  int ram_slots = 0;  ///< checkpoints in memory (x_0's counts when it is in memory)
+  int disk_slots = 0; ///< checkpoints in the HDF5 file
+  /// The HDF5 file of the disk slots and of the resume records (needed with disk_slots > 0).
+  /// It is removed after a successful gradient and kept when the run fails or is killed.
+  std::string file;
+  /// Wall-clock seconds between resume records of the reverse sweep (0: after every adjoint
+  /// step). The forward sweep writes one after every checkpoint it saves on disk.
+  double resume_every = 300;
+  bool resume = false; ///< continue the killed run whose records `file` holds
+  /// What a resumed run must share with the run it continues (a hash of the case's settings),
+  /// stored in the file and checked on resume, with the number of steps.
+  std::uint64_t signature = 0;
+  /// Fault injection, for tests: throw Error after this many schedule actions (< 0: never), as a
+  /// killed run would stop.
+  long stop_after_actions = -1;
+  int slots() const { return ram_slots + disk_slots; }
 };
 
 /// Builds the objective of a run on the given solver (called once per forward run).
@@ -61,9 +93,10 @@ class GradientDriver {
   /// J(m) and dJ/dm (forward run with tapes, then the reverse sweep). Collective.
   Gradient gradient(const Control& m, const std::vector<double>& dts);
   const Domain& domain() const { return m_domain; }
-  /// Checkpointing of gradient(): 0 keeps every step's tape (store-all); s >= 1 uses binomial
-  /// revolve with s checkpoint slots (x_0's included) and one live tape. Not collective.
-  void set_checkpoint_slots(int slots) { m_slots = slots; }
+  /// How gradient() keeps the forward states; store-all by default. Throws ConfigError for an
+  /// impossible combination (see Checkpointing). Not collective.
+  void set_checkpointing(const Checkpointing& c);
+  const Checkpointing& checkpointing() const { return m_checkpointing; }
 
  private:
   /// A solver for m with the initial field set and projected.
@@ -72,7 +105,7 @@ class GradientDriver {
   ObjectiveBuilder m_objective;
   const Log& m_log;
   long m_every;
-  int m_slots = 0;
+  Checkpointing m_checkpointing;
 };
 
 /// Shape gradients from dJ/dchi and dJ/dmask_k: dJ/dtheta = sum over faces of (dJ/dchi

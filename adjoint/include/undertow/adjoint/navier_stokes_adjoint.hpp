@@ -13,6 +13,8 @@
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
 #include <array>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace undertow {
@@ -74,6 +76,14 @@ class NavierStokesAdjoint {
   const std::vector<Velocity3>& mask_force_gradient() const { return m_mask_force_gradient; }
   /// Sets every accumulated gradient to zero. Not collective.
   void reset_gradient();
+  /// What the adjoint carries from one step to the next, for saving and resuming a reverse
+  /// sweep bitwise: the accumulated gradients, the adjoint of psi and the transposed-solve
+  /// solutions that give the next solves their initial guesses (fields; whole local arrays), and
+  /// the accumulated scalar gradients and solve counts (numbers). Not collective.
+  std::vector<std::pair<std::string, Field*>> state_fields();
+  std::map<std::string, double> state_numbers() const;
+  /// Sets the numbers state_numbers() gave. Throws Error if one is missing. Not collective.
+  void restore_numbers(const std::map<std::string, double>& numbers);
   /// Pressure iterations of the transposed solves since the last call.
   int take_poisson_iterations();
   Timers& timers() { return m_timers; }

@@ -1,4 +1,4 @@
-#include "undertow/adjoint/checkpointing.hpp"
+#include "undertow/adjoint/schedules.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
@@ -9,89 +9,10 @@
 namespace undertow {
 namespace adjoint {
 
-namespace {
-const char* kStages[3] = {"u0", "stage1", "stage2"};
-}
-
-Snapshot to_snapshot(const navier_stokes::StepTape& tape, long step, int dim) {
-  Snapshot s;
-  s.step = step;
-  const std::array<Field, 3>* parts[3] = {&tape.u0, &tape.stage1, &tape.stage2};
-  for (int p = 0; p < 3; ++p)
-    for (int c = 0; c < dim; ++c)
-      s.fields.emplace_back(std::string(kStages[p]) + "_" + "uvw"[c], (*parts[p])[c]);
-  s.numbers["time"] = tape.time;
-  s.numbers["dt"] = tape.dt;
-  for (std::size_t k = 0; k < tape.forces.size(); ++k)
-    for (int c = 0; c < 3; ++c)
-      s.numbers["force_" + std::to_string(k) + "_" + "xyz"[c]] = tape.forces[k][c];
-  return s;
-}
-
-void from_snapshot(const Snapshot& s, navier_stokes::StepTape& tape, int dim) {
-  std::array<Field, 3>* parts[3] = {&tape.u0, &tape.stage1, &tape.stage2};
-  std::size_t i = 0;
-  for (int p = 0; p < 3; ++p)
-    for (int c = 0; c < dim; ++c, ++i)
-      (*parts[p])[c] = s.fields.at(i).second; // shares the store's copy
-  tape.time = s.numbers.at("time");
-  tape.dt = s.numbers.at("dt");
-  tape.forces.clear();
-  for (std::size_t k = 0; s.numbers.count("force_" + std::to_string(k) + "_x"); ++k) {
-    std::array<double, 3> f{};
-    for (int c = 0; c < 3; ++c)
-      f[c] = s.numbers.at("force_" + std::to_string(k) + "_" + "xyz"[c]);
-    tape.forces.push_back(f);
-  }
-}
-
 void StoreAllSchedule::end_at(long steps) {
   if (steps != m_steps)
     throw Error(format("store-all was planned for %.0f steps but the run ended after %.0f",
                        double(m_steps), double(steps)));
-}
-
-void MemoryCheckpointStore::save(int slot, const Snapshot& s) {
-  if (m_capacity >= 0 && !m_slots.count(slot) && static_cast<int>(m_slots.size()) >= m_capacity)
-    throw Error("checkpoint store full: " + std::to_string(m_capacity) + " slots in use");
-  Snapshot& kept = m_slots[slot];
-  const bool reuse = kept.fields.size() == s.fields.size();
-  kept.step = s.step;
-  kept.numbers = s.numbers;
-  if (!reuse)
-    kept.fields.clear();
-  for (std::size_t i = 0; i < s.fields.size(); ++i) {
-    const Field& src = s.fields[i].second;
-    if (!reuse)
-      kept.fields.emplace_back(s.fields[i].first, Field(src.layout(), src.name() + "_checkpoint"));
-    kept.fields[i].first = s.fields[i].first;
-    copy(src, kept.fields[i].second);
-  }
-}
-
-void MemoryCheckpointStore::adopt(int slot, Snapshot&& s) {
-  if (m_capacity >= 0 && !m_slots.count(slot) && static_cast<int>(m_slots.size()) >= m_capacity)
-    throw Error("checkpoint store full: " + std::to_string(m_capacity) + " slots in use");
-  m_slots[slot] = std::move(s);
-}
-
-const Snapshot& MemoryCheckpointStore::load(int slot) const {
-  const auto it = m_slots.find(slot);
-  if (it == m_slots.end())
-    throw Error("checkpoint slot " + std::to_string(slot) + " is empty");
-  return it->second;
-}
-
-void MemoryCheckpointStore::erase(int slot) {
-  m_slots.erase(slot);
-}
-
-double MemoryCheckpointStore::bytes() const {
-  double b = 0;
-  for (const auto& kv : m_slots)
-    for (const auto& f : kv.second.fields)
-      b += 8.0 * double(f.second.view().size());
-  return b;
 }
 
 Action StoreAllSchedule::next() {
@@ -259,6 +180,9 @@ void OnlineRevolveSchedule::end_at(long steps) {
     m_kept.pop_back();
   }
   m_pending.erase(m_pending.begin(), m_pending.begin() + static_cast<long>(m_position));
+  m_pending.erase(std::remove_if(m_pending.begin(), m_pending.end(),
+                                 [&](const Action& a) { return a.kind == Action::Save; }),
+                  m_pending.end()); // a save of x_steps, not handed out yet
   m_position = 0;
   long end = steps;
   while (!m_kept.empty() && steps > 0) {

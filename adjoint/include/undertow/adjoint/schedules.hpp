@@ -1,70 +1,16 @@
 #pragma once
 /// \file
-/// The two seams of the reverse sweep (docs/architecture.md, section 3):
-///
-/// - a Schedule is pure logic: it says, one action at a time, when to advance the forward run,
-///   when to record a step for its adjoint, when to save or restore a checkpoint and when to take
-///   an adjoint step. StoreAllSchedule records every step (all of them kept); revolve (issue 6)
-///   plugs in here with the same actions.
-/// - a CheckpointStore keeps what the schedule saves, in numbered slots. MemoryCheckpointStore
-///   keeps device copies; an HDF5 store (issue 6) keeps one preallocated dataset per slot.
-
-#include "undertow/solvers/navier_stokes/solver.hpp"
+/// Checkpointing schedules (docs/checkpointing.md): pure logic, no physics, no I/O. A schedule
+/// says, one action at a time, when to advance the forward run, when to record a step for its
+/// adjoint, when to save or restore a checkpoint and when to take an adjoint step. Where the
+/// checkpoints are kept is the business of a CheckpointStore (checkpoint_store.hpp).
 
 #include <algorithm>
-#include <map>
-#include <string>
+#include <cstddef>
 #include <vector>
 
 namespace undertow {
 namespace adjoint {
-
-/// Named fields and numbers: what a store keeps in one slot (a step tape, or a checkpoint of the
-/// forward state).
-struct Snapshot {
-  long step = 0;
-  std::vector<std::pair<std::string, Field>> fields;
-  std::map<std::string, double> numbers;
-};
-
-/// A step tape as a snapshot (sharing its fields) and back (copying into `tape`).
-Snapshot to_snapshot(const navier_stokes::StepTape& tape, long step, int dim);
-void from_snapshot(const Snapshot& s, navier_stokes::StepTape& tape, int dim);
-
-class CheckpointStore {
- public:
-  virtual ~CheckpointStore() = default;
-  /// Keeps a copy of `s` in `slot` (replacing what was there). Not collective for memory
-  /// stores; collective for file stores.
-  virtual void save(int slot, const Snapshot& s) = 0;
-  /// Keeps `s` itself in `slot`, without copying: the caller gives its fields away and must not
-  /// write them any more. Stores that cannot share memory (files) copy.
-  virtual void adopt(int slot, Snapshot&& s) { save(slot, s); }
-  /// The snapshot in `slot`; throws Error if the slot is empty.
-  virtual const Snapshot& load(int slot) const = 0;
-  virtual void erase(int slot) = 0;
-  virtual bool has(int slot) const = 0;
-  /// How many slots it can hold (< 0: unlimited).
-  virtual int capacity() const = 0;
-  /// Bytes held on this rank.
-  virtual double bytes() const = 0;
-};
-
-class MemoryCheckpointStore : public CheckpointStore {
- public:
-  explicit MemoryCheckpointStore(int capacity = -1) : m_capacity(capacity) {}
-  void save(int slot, const Snapshot& s) override;
-  void adopt(int slot, Snapshot&& s) override;
-  const Snapshot& load(int slot) const override;
-  void erase(int slot) override;
-  bool has(int slot) const override { return m_slots.count(slot) > 0; }
-  int capacity() const override { return m_capacity; }
-  double bytes() const override;
-
- private:
-  int m_capacity;
-  std::map<int, Snapshot> m_slots;
-};
 
 /// One action of a reverse sweep. The forward run holds a current state x_k (k steps taken).
 struct Action {

@@ -1,0 +1,202 @@
+#include "undertow/adjoint/checkpoint_store.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace undertow {
+namespace adjoint {
+
+namespace {
+const char* kStages[3] = {"u0", "stage1", "stage2"};
+}
+
+Snapshot to_snapshot(const navier_stokes::StepTape& tape, long step, int dim) {
+  Snapshot s;
+  s.step = step;
+  const std::array<Field, 3>* parts[3] = {&tape.u0, &tape.stage1, &tape.stage2};
+  for (int p = 0; p < 3; ++p)
+    for (int c = 0; c < dim; ++c)
+      s.fields.emplace_back(std::string(kStages[p]) + "_" + "uvw"[c], (*parts[p])[c]);
+  s.numbers["time"] = tape.time;
+  s.numbers["dt"] = tape.dt;
+  for (std::size_t k = 0; k < tape.forces.size(); ++k)
+    for (int c = 0; c < 3; ++c)
+      s.numbers["force_" + std::to_string(k) + "_" + "xyz"[c]] = tape.forces[k][c];
+  return s;
+}
+
+void from_snapshot(const Snapshot& s, navier_stokes::StepTape& tape, int dim) {
+  std::array<Field, 3>* parts[3] = {&tape.u0, &tape.stage1, &tape.stage2};
+  std::size_t i = 0;
+  for (int p = 0; p < 3; ++p)
+    for (int c = 0; c < dim; ++c, ++i)
+      (*parts[p])[c] = s.fields.at(i).second; // shares the store's copy
+  tape.time = s.numbers.at("time");
+  tape.dt = s.numbers.at("dt");
+  tape.forces.clear();
+  for (std::size_t k = 0; s.numbers.count("force_" + std::to_string(k) + "_x"); ++k) {
+    std::array<double, 3> f{};
+    for (int c = 0; c < 3; ++c)
+      f[c] = s.numbers.at("force_" + std::to_string(k) + "_" + "xyz"[c]);
+    tape.forces.push_back(f);
+  }
+}
+
+void MemoryCheckpointStore::save(int slot, const Snapshot& s) {
+  if (m_capacity >= 0 && !m_slots.count(slot) && static_cast<int>(m_slots.size()) >= m_capacity)
+    throw Error("checkpoint store full: " + std::to_string(m_capacity) + " slots in use");
+  Snapshot& kept = m_slots[slot];
+  const bool reuse = kept.fields.size() == s.fields.size();
+  kept.step = s.step;
+  kept.numbers = s.numbers;
+  if (!reuse)
+    kept.fields.clear();
+  for (std::size_t i = 0; i < s.fields.size(); ++i) {
+    const Field& src = s.fields[i].second;
+    if (!reuse)
+      kept.fields.emplace_back(s.fields[i].first, Field(src.layout(), src.name() + "_checkpoint"));
+    kept.fields[i].first = s.fields[i].first;
+    copy(src, kept.fields[i].second);
+  }
+}
+
+void MemoryCheckpointStore::adopt(int slot, Snapshot&& s) {
+  if (m_capacity >= 0 && !m_slots.count(slot) && static_cast<int>(m_slots.size()) >= m_capacity)
+    throw Error("checkpoint store full: " + std::to_string(m_capacity) + " slots in use");
+  m_slots[slot] = std::move(s);
+}
+
+const Snapshot& MemoryCheckpointStore::load(int slot) const {
+  const auto it = m_slots.find(slot);
+  if (it == m_slots.end())
+    throw Error("checkpoint slot " + std::to_string(slot) + " is empty");
+  return it->second;
+}
+
+void MemoryCheckpointStore::erase(int slot) {
+  m_slots.erase(slot);
+}
+
+double MemoryCheckpointStore::bytes() const {
+  double b = 0;
+  for (const auto& kv : m_slots)
+    for (const auto& f : kv.second.fields)
+      b += 8.0 * double(f.second.view().size());
+  return b;
+}
+
+Hdf5CheckpointStore::Hdf5CheckpointStore(const Communicator& comm, const std::string& path,
+                                         bool resume)
+    : m_comm(comm), m_path(path),
+      m_file(std::make_unique<io::SlotFile>(
+          comm, path, resume ? io::SlotFile::Mode::Open : io::SlotFile::Mode::Create)) {}
+
+namespace {
+
+/// Doubles a snapshot takes on this rank: its fields' whole local arrays, then its numbers.
+std::size_t local_values(const Snapshot& s) {
+  std::size_t n = s.numbers.size();
+  for (const auto& f : s.fields)
+    n += f.second.view().span();
+  return n;
+}
+
+} // namespace
+
+void Hdf5CheckpointStore::reserve(int slot, const Snapshot& prototype) {
+  m_file->reserve(slot, local_values(prototype));
+  Snapshot& p = m_prototypes[slot];
+  p.numbers = prototype.numbers;
+  p.fields.clear();
+  for (const auto& f : prototype.fields)
+    p.fields.emplace_back(f.first, Field(f.second.layout(), f.second.name(), false));
+  // The prototype keeps only the layouts: its fields are the load buffer of its size.
+  const std::size_t size = local_values(p);
+  if (!m_buffers.count(size))
+    m_buffers[size] = p;
+  p.fields.clear();
+  for (const auto& f : m_buffers[size].fields)
+    p.fields.emplace_back(f.first, f.second);
+}
+
+void Hdf5CheckpointStore::pack(int slot, const Snapshot& s, std::vector<double>& values) const {
+  const auto it = m_prototypes.find(slot);
+  if (it == m_prototypes.end())
+    throw Error("checkpoint slot " + std::to_string(slot) + " was not reserved in " + m_path);
+  const Snapshot& p = it->second;
+  bool same = p.fields.size() == s.fields.size() && p.numbers.size() == s.numbers.size();
+  for (std::size_t i = 0; same && i < s.fields.size(); ++i)
+    same = s.fields[i].second.view().span() == p.fields[i].second.view().span();
+  for (auto a = p.numbers.begin(), b = s.numbers.begin(); same && a != p.numbers.end(); ++a, ++b)
+    same = a->first == b->first;
+  if (!same)
+    throw Error("a snapshot saved to checkpoint slot " + std::to_string(slot) +
+                " is not shaped like the slot's prototype");
+  values.clear();
+  values.reserve(local_values(s));
+  for (const auto& f : s.fields) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.second.view());
+    values.insert(values.end(), host.data(), host.data() + host.span());
+  }
+  // Numbers are per rank too (partial sums of a gradient differ between ranks).
+  for (const auto& kv : s.numbers)
+    values.push_back(kv.second);
+}
+
+void Hdf5CheckpointStore::save(int slot, const Snapshot& s) {
+  std::vector<double> values;
+  pack(slot, s, values);
+  m_file->write(slot, s.step, values);
+  m_used[slot] = s.step;
+}
+
+const Snapshot& Hdf5CheckpointStore::load(int slot) const {
+  const auto it = m_prototypes.find(slot);
+  if (it == m_prototypes.end())
+    throw Error("checkpoint slot " + std::to_string(slot) + " was not reserved in " + m_path);
+  std::vector<double> values;
+  const long step = m_file->read(slot, values);
+  Snapshot& out = m_buffers.at(local_values(it->second));
+  out.step = step;
+  std::size_t offset = 0;
+  for (auto& f : out.fields) {
+    auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), f.second.view());
+    std::copy(values.begin() + static_cast<long>(offset),
+              values.begin() + static_cast<long>(offset + host.span()), host.data());
+    offset += host.span();
+    Kokkos::deep_copy(f.second.view(), host);
+  }
+  out.numbers = it->second.numbers;
+  std::size_t i = 0;
+  for (auto& kv : out.numbers)
+    kv.second = values.at(offset + i++);
+  return out;
+}
+
+double Hdf5CheckpointStore::bytes() const {
+  double b = 0;
+  for (const auto& kv : m_buffers)
+    b += 8.0 * double(kv.first);
+  return b;
+}
+
+long Hdf5CheckpointStore::stored_step(int slot) {
+  const long step = m_file->step(slot);
+  if (step >= 0)
+    m_used[slot] = step;
+  return step;
+}
+
+void Hdf5CheckpointStore::remove_file() {
+  m_file.reset();
+  if (m_comm.is_root())
+    std::remove(m_path.c_str());
+  m_comm.barrier();
+}
+
+} // namespace adjoint
+} // namespace undertow

@@ -1,0 +1,502 @@
+/// \file
+/// GradientDriver::gradient: the forward run that the schedule asks for, the reverse sweep, the
+/// checkpoint stores and the resume records that let a killed gradient continue bitwise.
+
+#include "undertow/adjoint/gradient.hpp"
+
+#include "sweep_support.hpp"
+#include "undertow/core/error.hpp"
+
+#include <set>
+
+namespace undertow {
+namespace adjoint {
+
+using navier_stokes::NavierStokes;
+using navier_stokes::StepTape;
+
+namespace {
+
+/// Resume records, each kind in two slots written alternately, so that a run killed while
+/// writing one still has the other.
+constexpr int kForwardRecord = 1000; ///< 1000, 1001: the forward sweep's (numbers only)
+constexpr int kReverseRecord = 1002; ///< 1002, 1003: the reverse sweep's (adjoint state)
+constexpr int kSignature = 999;      ///< the run's signature and length
+
+Snapshot signature(const Checkpointing& c, long steps) {
+  Snapshot s;
+  s.numbers["signature_high"] = double(c.signature >> 32);
+  s.numbers["signature_low"] = double(c.signature & 0xffffffffull);
+  s.numbers["steps"] = double(steps);
+  return s;
+}
+
+/// The forward state a run restarts from: the solver's state fields (velocity, potential,
+/// pressure) and its clock, shared (the store copies).
+Snapshot forward_snapshot(NavierStokes& ns) {
+  Snapshot s;
+  s.step = ns.steps();
+  for (const auto& named : ns.state_fields())
+    s.fields.emplace_back(named.first, *named.second);
+  s.numbers["time"] = ns.time();
+  s.numbers["steps"] = double(ns.steps());
+  s.numbers["psi_scale"] = ns.psi_scale();
+  return s;
+}
+
+void restore_forward(const Snapshot& s, NavierStokes& ns) {
+  auto fields = ns.state_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    copy(s.fields.at(i).second, *fields[i].second);
+  ns.restore_clock(s.numbers.at("time"), static_cast<long>(s.numbers.at("steps")),
+                   s.numbers.at("psi_scale"));
+}
+
+StepSeeds make_seeds(NavierStokes& ns) {
+  StepSeeds s;
+  s.velocity = ns.make_velocity("adj::seed");
+  s.force.assign(ns.obstacle_count(), {0, 0, 0});
+  s.psi = Field(ns.domain(), Location::Cell, 1, "adj::seed_psi");
+  return s;
+}
+
+std::unique_ptr<Schedule> make_schedule(const Checkpointing& c, long steps) {
+  switch (c.schedule) {
+  case Checkpointing::Schedule::All:
+    return std::make_unique<StoreAllSchedule>(steps);
+  case Checkpointing::Schedule::Online:
+    return std::make_unique<OnlineRevolveSchedule>(c.slots());
+  default:
+    return std::make_unique<RevolveSchedule>(steps, c.slots());
+  }
+}
+
+/// A schedule followed without a solver: the step each slot holds and the current step.
+struct Replay {
+  long current = 0;
+  std::map<int, long> slots;
+  /// Hands out the next action of `schedule`, follows it, and tells the schedule where the run
+  /// ends when the replay reaches it (as the sweep does).
+  Action next(Schedule& schedule, long steps) {
+    const Action a = schedule.next();
+    if (a.kind == Action::Advance || a.kind == Action::Restore)
+      current = a.step;
+    else if (a.kind == Action::Record)
+      current = a.step + 1;
+    else if (a.kind == Action::Save)
+      slots[a.slot] = current;
+    if (!schedule.ended() && current == steps)
+      schedule.end_at(steps);
+    return a;
+  }
+};
+
+/// One gradient computation (GradientDriver::gradient).
+class Sweep {
+ public:
+  Sweep(NavierStokes& ns, ObjectiveSum& J, const Checkpointing& c, const std::vector<double>& dts,
+        const Log& log, long every, std::function<std::unique_ptr<NavierStokes>()> fresh)
+      : m_ns(ns), m_J(J), m_adj(ns), m_c(c), m_dts(dts), m_steps(static_cast<long>(dts.size())),
+        m_dim(ns.domain().dim()), m_fresh(std::move(fresh)), m_schedule(make_schedule(c, m_steps)),
+        m_state(ns.make_velocity("adj::state")), m_lambda(ns.make_velocity("adj::lambda")),
+        m_after(ns.make_velocity("adj::after")), m_seeds(make_seeds(ns)),
+        m_forward(log, total(dts), every), m_reverse(log, total(dts), every) {
+    const int slots = m_schedule->slots();
+    std::vector<bool> in_memory(static_cast<std::size_t>(slots), true);
+    if (c.schedule == Checkpointing::Schedule::Multistage)
+      in_memory =
+          place_in_memory(static_cast<RevolveSchedule&>(*m_schedule).actions(), slots, c.ram_slots);
+    else if (c.schedule == Checkpointing::Schedule::Online)
+      for (int q = 0; q < slots; ++q)
+        in_memory[static_cast<std::size_t>(q)] = q < c.ram_slots;
+    if (c.disk_slots > 0) {
+      m_disk = std::make_unique<Hdf5CheckpointStore>(ns.domain().comm(), c.file, c.resume);
+      const Snapshot prototype = forward_snapshot(ns);
+      for (int q = 0; q < slots; ++q)
+        if (!in_memory[static_cast<std::size_t>(q)])
+          m_disk->reserve(q, prototype);
+      for (int q = 0; q < 2; ++q) {
+        m_disk->reserve(kForwardRecord + q, forward_record());
+        m_disk->reserve(kReverseRecord + q, reverse_record());
+      }
+      const Snapshot mine = signature(c, m_steps);
+      m_disk->reserve(kSignature, mine);
+      if (!c.resume)
+        m_disk->save(kSignature, mine);
+      else if (m_disk->load(kSignature).numbers != mine.numbers)
+        throw CollectiveError(c.file + " was written by a run with other settings (case file, "
+                                       "--set or time steps): resume with the settings of the "
+                                       "killed run, or run without --resume");
+    }
+    m_checkpoints = std::make_unique<MultistageCheckpointStore>(
+        in_memory, m_memory, m_disk ? static_cast<CheckpointStore&>(*m_disk) : m_memory);
+  }
+
+  Gradient run() {
+    if (m_c.resume)
+      resume();
+    for (Action a = m_schedule->next(); a.kind != Action::Done; a = m_schedule->next()) {
+      execute(a);
+      ++m_actions;
+      if (!m_schedule->ended() && m_ns.steps() == m_steps)
+        m_schedule->end_at(m_steps);
+      if (m_disk)
+        write_record(a);
+      if (m_c.stop_after_actions >= 0 && m_actions >= m_c.stop_after_actions)
+        throw Error(format("stopped after %.0f actions of the schedule (fault injection: "
+                           "Checkpointing::stop_after_actions)",
+                           double(m_actions)));
+    }
+    finish();
+    return m_g;
+  }
+
+ private:
+  static double total(const std::vector<double>& dts) {
+    double t = 0;
+    for (double h : dts)
+      t += h;
+    return t;
+  }
+
+  /// One forward step from the current state, taped or not; the objective term the first time
+  /// the step is taken. Leaves the prepared state after the step in m_state.
+  void take_step(StepTape* tape) {
+    const long n = m_ns.steps();
+    const auto t0 = std::chrono::steady_clock::now();
+    const double dt = m_dts[static_cast<std::size_t>(n)];
+    m_ns.step(dt, tape);
+    m_g.poisson_iterations_forward += m_ns.poisson_iterations();
+    prepared_state(m_ns, m_state);
+    if (n != m_reached) {
+      ++m_g.recomputed_steps;
+      m_g.recompute_seconds += seconds_since(t0);
+      return;
+    }
+    StepState s;
+    s.step = n + 1;
+    s.time = m_ns.time();
+    s.dt = dt;
+    s.last = n + 1 == m_steps;
+    s.velocity = &m_state;
+    s.forces = &m_ns.forces();
+    s.psi = &m_ns.potential();
+    m_g.objective += m_J.value(s);
+    ++m_reached;
+    if (s.last && !std::isfinite(m_g.objective))
+      throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
+                            "time.cfl or time.dt");
+    m_forward.update(s.step, s.time, dt, format("forward, J = %.10e", m_g.objective), s.last);
+    m_g.forward_seconds += seconds_since(t0);
+  }
+
+  void execute(const Action& a) {
+    switch (a.kind) {
+    case Action::Advance:
+      while (m_ns.steps() < a.step)
+        take_step(nullptr);
+      break;
+    case Action::Save:
+      m_checkpoints->save(a.slot, forward_snapshot(m_ns));
+      m_g.checkpoint_bytes = std::max(m_g.checkpoint_bytes, m_checkpoints->bytes());
+      break;
+    case Action::Restore:
+      restore_forward(m_checkpoints->load(a.slot), m_ns);
+      break;
+    case Action::Record: {
+      // The tape's fields go to the store without a copy: those of a tape already reversed if
+      // there is one (revolve), else new ones (every tape of store-all stays).
+      StepTape fresh;
+      if (!m_spare.empty()) {
+        fresh = std::move(m_spare.back());
+        m_spare.pop_back();
+      }
+      take_step(&fresh);
+      m_tapes.adopt(static_cast<int>(a.step), to_snapshot(fresh, a.step, m_dim));
+      m_g.tape_bytes = std::max(m_g.tape_bytes, m_tapes.bytes());
+      break;
+    }
+    case Action::Reverse:
+      reverse(a.step);
+      break;
+    case Action::Done:
+      break;
+    }
+  }
+
+  /// The adjoint of step k from its tape; then the tape's fields are spare and its state x_k is
+  /// kept in m_after for the objective of the step before.
+  void reverse(long k) {
+    const auto start = std::chrono::steady_clock::now();
+    m_reversing = true;
+    from_snapshot(m_tapes.load(static_cast<int>(k)), m_tape, m_dim);
+    StepState s;
+    s.step = k + 1;
+    s.time = m_tape.time + m_tape.dt;
+    s.dt = m_tape.dt;
+    s.last = k + 1 == m_steps;
+    // The state after this step: kept by the adjoint step after it, or (the last step) in the
+    // solver, which has just recorded it.
+    s.velocity = m_has_after ? &m_after : &m_state;
+    s.forces = &m_tape.forces;
+    m_J.derivative(s, m_seeds);
+    if (m_seeds.has_velocity) {
+      m_adj.prepare_adjoint(m_seeds.velocity);
+      for (int c = 0; c < m_dim; ++c)
+        axpy(1.0, m_seeds.velocity[c], m_lambda[c]);
+    }
+    m_adj.step_adjoint(m_tape, m_lambda, m_seeds.force, m_seeds.has_psi ? &m_seeds.psi : nullptr);
+    for (int c = 0; c < m_dim; ++c)
+      copy(m_tape.u0[c], m_after[c]);
+    m_has_after = true;
+    if (m_spare.empty())
+      m_spare.push_back(std::move(m_tape));
+    m_tape = StepTape{};
+    m_tapes.erase(static_cast<int>(k));
+    m_g.poisson_iterations_reverse += m_adj.take_poisson_iterations();
+    m_g.reverse_seconds += seconds_since(start);
+    const double t = s.time - s.dt;
+    m_reverse.update(m_steps - k, total(m_dts) - t, s.dt,
+                     format("reverse, step %.0f of the forward run", double(k + 1)), k == 0);
+  }
+
+  /// The initial condition u_0 = project(u_initial), then the chain rule to the parameters.
+  void finish() {
+    const auto start = std::chrono::steady_clock::now();
+    m_adj.project_adjoint(m_lambda, 0);
+    m_g.initial = m_ns.make_velocity("dJ_du_initial");
+    for (int c = 0; c < m_dim; ++c)
+      copy(m_lambda[c], m_g.initial[c]);
+    m_g.flow = m_adj.gradient();
+    m_g.shape = shape_gradient(m_ns, m_adj);
+    if (m_ns.params().obstacles.has_design())
+      m_g.design = design_gradient(m_ns, m_adj);
+    m_g.chi = m_ns.make_velocity("dJ_dchi");
+    for (int c = 0; c < m_dim; ++c)
+      copy(m_adj.chi_gradient()[c], m_g.chi[c]);
+    m_g.poisson_iterations_reverse += m_adj.take_poisson_iterations();
+    m_g.reverse_seconds += seconds_since(start);
+    m_g.reverse_timers = m_adj.timers();
+    if (m_disk) {
+      m_g.io_seconds = m_disk->file().seconds();
+      m_g.bytes_written = m_disk->file().bytes_written();
+      m_g.bytes_read = m_disk->file().bytes_read();
+      m_disk->remove_file();
+    }
+  }
+
+  // ---- resume records ----
+
+  /// What the forward sweep needs to continue after a checkpoint saved on disk.
+  Snapshot forward_record() const {
+    Snapshot r;
+    r.step = m_actions;
+    r.numbers["objective"] = m_g.objective;
+    r.numbers["reached"] = double(m_reached);
+    return r;
+  }
+
+  /// What the reverse sweep needs to continue after an adjoint step: lambda, the state after
+  /// the next step to reverse, the adjoint's own state and the objective.
+  Snapshot reverse_record() {
+    Snapshot r = forward_record();
+    for (int c = 0; c < m_dim; ++c) {
+      r.fields.emplace_back(std::string("lambda_") + "uvw"[c], m_lambda[c]);
+      r.fields.emplace_back(std::string("after_") + "uvw"[c], m_after[c]);
+    }
+    for (const auto& named : m_adj.state_fields())
+      r.fields.emplace_back(named.first, *named.second);
+    for (const auto& kv : m_adj.state_numbers())
+      r.numbers[kv.first] = kv.second;
+    r.numbers["has_after"] = m_has_after ? 1.0 : 0.0;
+    return r;
+  }
+
+  void write_record(const Action& a) {
+    if (a.kind == Action::Save && !m_reversing && !m_checkpoints->in_memory(a.slot)) {
+      m_disk->save(kForwardRecord + static_cast<int>(m_forward_records++ % 2), forward_record());
+    } else if (a.kind == Action::Reverse && a.step > 0 &&
+               (m_c.resume_every <= 0 || seconds_since(m_last_record) >= m_c.resume_every)) {
+      m_disk->save(kReverseRecord + static_cast<int>(m_reverse_records++ % 2), reverse_record());
+      m_last_record = std::chrono::steady_clock::now();
+    }
+  }
+
+  /// Continues the run the checkpoint file holds: the newest complete resume record, the
+  /// schedule replayed to it, and the checkpoints the rest of the schedule reads, rebuilt from
+  /// x_0 or the disk where the killed run lost them (memory slots, slots overwritten after the
+  /// record, a slot being written when the run was killed).
+  void resume() {
+    int newest = -1;
+    long newest_actions = -1;
+    for (int q : {kForwardRecord, kForwardRecord + 1, kReverseRecord, kReverseRecord + 1}) {
+      const long at = m_disk->stored_step(q);
+      if (at > newest_actions) {
+        newest_actions = at;
+        newest = q;
+      }
+    }
+    if (newest < 0)
+      throw CollectiveError(m_c.file +
+                            " holds no complete resume record (the run was stopped before its "
+                            "first checkpoint on disk): run the gradient again without --resume");
+    const Snapshot& record = m_disk->load(newest);
+    const bool reversing = newest >= kReverseRecord;
+    m_g.objective = record.numbers.at("objective");
+    m_reached = static_cast<long>(record.numbers.at("reached"));
+    if (reversing) {
+      std::size_t i = 0;
+      for (int c = 0; c < m_dim; ++c) {
+        copy(record.fields.at(i++).second, m_lambda[c]);
+        copy(record.fields.at(i++).second, m_after[c]);
+      }
+      for (const auto& named : m_adj.state_fields())
+        copy(record.fields.at(i++).second, *named.second);
+      m_adj.restore_numbers(record.numbers);
+      m_has_after = record.numbers.at("has_after") != 0.0;
+      m_reversing = true;
+    }
+    // The schedule, replayed to the record; a second copy looks ahead for the slots that are
+    // read before they are written again.
+    const Replay at = replay(*m_schedule, newest_actions);
+    auto ahead = make_schedule(m_c, m_steps);
+    Replay future = replay(*ahead, newest_actions);
+    std::map<long, std::vector<int>> needed; // step -> slots that must hold it
+    std::set<int> written;
+    for (Action a = future.next(*ahead, m_steps); a.kind != Action::Done;
+         a = future.next(*ahead, m_steps)) {
+      if (a.kind == Action::Save)
+        written.insert(a.slot);
+      else if (a.kind == Action::Restore && !written.count(a.slot)) {
+        needed[at.slots.at(a.slot)].push_back(a.slot);
+        written.insert(a.slot); // counted once
+      }
+    }
+    // Slots already on disk with the right state need nothing; the forward sweep needs its
+    // current state too.
+    for (auto it = needed.begin(); it != needed.end();) {
+      auto& slots = it->second;
+      slots.erase(std::remove_if(slots.begin(), slots.end(),
+                                 [&](int q) {
+                                   return !m_checkpoints->in_memory(q) &&
+                                          m_disk->stored_step(q) == it->first;
+                                 }),
+                  slots.end());
+      it = slots.empty() && !(it->first == at.current && !reversing) ? needed.erase(it) : ++it;
+    }
+    if (!reversing)
+      needed[at.current]; // the state to go on from
+    long position = -1;   // the step m_ns holds (-1: none yet)
+    for (const auto& target : needed) {
+      if (position < 0 || position > target.first)
+        position = restore_nearest(target.first);
+      while (m_ns.steps() < target.first) {
+        take_step(nullptr);
+        ++m_g.resume_recomputed_steps;
+      }
+      position = target.first;
+      for (int q : target.second)
+        m_checkpoints->save(q, forward_snapshot(m_ns));
+    }
+    if (!reversing && m_ns.steps() != at.current)
+      throw Error("resume: the forward state was not rebuilt");
+    m_actions = newest_actions;
+    m_g.resumed_at = newest_actions;
+  }
+
+  /// Replays `count` actions of `schedule`.
+  Replay replay(Schedule& schedule, long count) const {
+    Replay r;
+    for (long i = 0; i < count; ++i)
+      if (r.next(schedule, m_steps).kind == Action::Done)
+        throw Error(format("the resume record is at action %.0f, beyond the end of the "
+                           "schedule: the checkpoint file is from another case",
+                           double(count)));
+    return r;
+  }
+
+  /// Makes the solver's state the latest one at or before step `target` that the disk holds, or
+  /// x_0 (a fresh start). Returns its step.
+  long restore_nearest(long target) {
+    int best = -1;
+    long best_step = 0;
+    for (int q = 0; q < m_schedule->slots(); ++q) {
+      if (m_checkpoints->in_memory(q))
+        continue;
+      const long step = m_disk->stored_step(q);
+      if (step >= best_step && step <= target && step >= 0) {
+        best = q;
+        best_step = step;
+      }
+    }
+    if (best >= 0 && best_step > 0) {
+      restore_forward(m_disk->load(best), m_ns);
+    } else {
+      auto x0 = m_fresh();
+      restore_forward(forward_snapshot(*x0), m_ns);
+      best_step = 0;
+    }
+    return best_step;
+  }
+
+  NavierStokes& m_ns;
+  ObjectiveSum& m_J;
+  NavierStokesAdjoint m_adj;
+  const Checkpointing& m_c;
+  const std::vector<double>& m_dts;
+  long m_steps;
+  int m_dim;
+  std::function<std::unique_ptr<NavierStokes>()> m_fresh;
+  std::unique_ptr<Schedule> m_schedule;
+  MemoryCheckpointStore m_memory, m_tapes;
+  std::unique_ptr<Hdf5CheckpointStore> m_disk;
+  std::unique_ptr<MultistageCheckpointStore> m_checkpoints;
+  Velocity3 m_state, m_lambda, m_after;
+  bool m_has_after = false;
+  StepSeeds m_seeds;
+  StepTape m_tape;
+  std::vector<StepTape> m_spare; ///< a reversed tape, whose fields the next Record reuses
+  Progress m_forward, m_reverse;
+  Gradient m_g;
+  long m_reached = 0; ///< steps whose objective term has been added (each once)
+  bool m_reversing = false;
+  long m_actions = 0; ///< schedule actions carried out
+  long m_forward_records = 0, m_reverse_records = 0;
+  std::chrono::steady_clock::time_point m_last_record = std::chrono::steady_clock::now();
+};
+
+} // namespace
+
+void GradientDriver::set_checkpointing(const Checkpointing& c) {
+  using S = Checkpointing::Schedule;
+  if (c.ram_slots < 0 || c.disk_slots < 0)
+    throw ConfigError("checkpoint.ram_slots and checkpoint.disk_slots cannot be negative");
+  if (c.schedule == S::All && c.disk_slots > 0)
+    throw ConfigError("checkpoint.schedule = all keeps every tape in memory: checkpoints on disk "
+                      "(checkpoint.disk_slots) need schedule = multistage or online");
+  if (c.schedule == S::Revolve && c.disk_slots > 0)
+    throw ConfigError("checkpoint.schedule = revolve keeps its checkpoints in memory: use "
+                      "schedule = multistage to put checkpoint.disk_slots of them on disk");
+  if (c.schedule == S::Multistage && c.disk_slots < 1)
+    throw ConfigError("checkpoint.schedule = multistage needs checkpoint.disk_slots >= 1 (with "
+                      "every slot in memory, use schedule = revolve)");
+  if (c.schedule != S::All && c.slots() < 1)
+    throw ConfigError("checkpointing needs at least one slot (x_0's): raise checkpoint.ram_slots "
+                      "or checkpoint.disk_slots");
+  if (c.disk_slots > 0 && c.file.empty())
+    throw ConfigError("checkpoints on disk need a file: set checkpoint.disk_dir");
+  if (c.resume && c.disk_slots == 0)
+    throw ConfigError("--resume continues from checkpoints on disk, and this case keeps none: the "
+                      "run to resume must have checkpoint.disk_slots >= 1");
+  m_checkpointing = c;
+}
+
+Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& dts) {
+  auto ns = start(m);
+  ObjectiveSum J = m_objective(*ns);
+  Sweep sweep(*ns, J, m_checkpointing, dts, m_log, m_every, [this, &m] { return start(m); });
+  return sweep.run();
+}
+
+} // namespace adjoint
+} // namespace undertow

@@ -1,0 +1,244 @@
+// Checkpointed gradients: every schedule (revolve, online, multistage) and store (memory, HDF5)
+// gives bitwise the store-all gradient over 200 steps; a run stopped in its forward or reverse
+// sweep resumes from its HDF5 file to bitwise the same gradient; a corrupted slot is detected.
+// Run at 1 and 2 ranks.
+
+#include "gradient_cases.hpp"
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <memory>
+#include <string>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::adjoint;
+using namespace undertow::testing;
+
+using Kind = Checkpointing::Schedule;
+
+constexpr long kSteps = 200;
+
+struct Case {
+  Domain domain;
+  Log log;
+  GradientDriver driver;
+  Control m;
+  std::vector<double> dts;
+  Case()
+      : domain(world(), channel_domain(process_grids(2, world().size()).back())), log(world()),
+        driver(domain, channel_objective(kChannelDt * kSteps, true), log, 0),
+        m(channel_control(domain)), dts(kSteps, kChannelDt) {}
+};
+
+std::unique_ptr<Case> g_case;
+std::unique_ptr<Gradient> g_all;
+
+/// The case and its store-all gradient are made once for all tests, and released before
+/// Kokkos ends.
+class CheckpointedGradient : public ::testing::Test {
+ public:
+  static void TearDownTestSuite() {
+    g_all.reset();
+    g_case.reset();
+  }
+};
+
+Case& the_case() {
+  if (!g_case)
+    g_case = std::make_unique<Case>();
+  return *g_case;
+}
+
+const Gradient& store_all() {
+  if (!g_all)
+    g_all = std::make_unique<Gradient>(the_case().driver.gradient(the_case().m, the_case().dts));
+  return *g_all;
+}
+
+std::string file_name(const std::string& what) {
+  return "checkpoints_" + what + "_np" + std::to_string(world().size()) + ".h5";
+}
+
+bool exists(const std::string& path) {
+  return std::ifstream(path).good();
+}
+
+/// Every derivative, the initial-field and the mask sensitivities bitwise equal.
+void expect_bitwise(const Gradient& g, const Gradient& ref, const std::string& what) {
+  EXPECT_EQ(g.objective, ref.objective) << what;
+  for (const auto& p : scalar_parameters(the_case().m, 2))
+    EXPECT_EQ(derivative_of(g, p), derivative_of(ref, p)) << p.name << ", " << what;
+  double differ = 0;
+  for (int c = 0; c < 2; ++c)
+    for (const auto* pair : {&g.initial, &g.chi}) {
+      const Field& a = (*pair)[c];
+      const Field& b = (pair == &g.initial ? ref.initial : ref.chi)[c];
+      Field diff(a.layout(), "diff");
+      axpy(1.0, a, diff);
+      axpy(-1.0, b, diff);
+      differ = std::max(differ, global_max_abs(world(), diff));
+    }
+  EXPECT_EQ(differ, 0.0) << what;
+}
+
+Checkpointing plan(Kind kind, int ram, int disk, const std::string& file = "") {
+  Checkpointing c;
+  c.schedule = kind;
+  c.ram_slots = ram;
+  c.disk_slots = disk;
+  c.file = file;
+  return c;
+}
+
+TEST_F(CheckpointedGradient, EveryScheduleAndStoreGivesTheStoreAllGradientBitwise) {
+  const Gradient& all = store_all();
+  struct Variant {
+    std::string name;
+    Checkpointing c;
+  };
+  const std::vector<Variant> variants = {
+      {"revolve 2 in memory", plan(Kind::Revolve, 2, 0)},
+      {"revolve 6 in memory", plan(Kind::Revolve, 6, 0)},
+      {"online 6 in memory", plan(Kind::Online, 6, 0)},
+      {"online 2 in memory + 4 on disk", plan(Kind::Online, 2, 4, file_name("online"))},
+      {"multistage 3 + 3", plan(Kind::Multistage, 3, 3, file_name("multistage"))},
+      {"multistage 0 + 5 (all on disk)", plan(Kind::Multistage, 0, 5, file_name("disk"))},
+  };
+  for (const Variant& v : variants) {
+    the_case().driver.set_checkpointing(v.c);
+    const Gradient g = the_case().driver.gradient(the_case().m, the_case().dts);
+    expect_bitwise(g, all, v.name);
+    const long optimum = RevolveSchedule::minimum_advances(kSteps, v.c.slots());
+    if (v.c.schedule == Kind::Online) {
+      // Every step is taken once for the first time; the rest are recomputations: the
+      // advances, within t(l, s) + l.
+      EXPECT_LE(g.recomputed_steps, optimum + kSteps) << v.name;
+    } else {
+      EXPECT_EQ(g.recomputed_steps, optimum) << v.name;
+    }
+    if (v.c.disk_slots > 0) {
+      EXPECT_GT(g.bytes_written, 0.0) << v.name;
+      EXPECT_FALSE(exists(v.c.file)) << v.name << ": the file is removed after success";
+    }
+    if (world().is_root())
+      std::printf("%-32s %5ld steps recomputed (t(l, s) = %ld), tapes %.2f MiB (store-all "
+                  "%.1f MiB), checkpoints in memory %.2f MiB, disk %.1f MiB written, %.1f MiB "
+                  "read\n",
+                  v.name.c_str(), g.recomputed_steps, optimum, g.tape_bytes / 1048576.0,
+                  all.tape_bytes / 1048576.0, g.checkpoint_bytes / 1048576.0,
+                  g.bytes_written / 1048576.0, g.bytes_read / 1048576.0);
+  }
+  the_case().driver.set_checkpointing(Checkpointing{});
+}
+
+/// Runs with `c`, stopped after `actions` schedule actions, then resumes.
+Gradient stop_and_resume(Checkpointing c, long actions) {
+  c.resume_every = 0;
+  c.stop_after_actions = actions;
+  the_case().driver.set_checkpointing(c);
+  EXPECT_THROW(the_case().driver.gradient(the_case().m, the_case().dts), Error);
+  EXPECT_TRUE(exists(c.file)) << "the file is kept when a run fails";
+  c.stop_after_actions = -1;
+  c.resume = true;
+  the_case().driver.set_checkpointing(c);
+  const Gradient g = the_case().driver.gradient(the_case().m, the_case().dts);
+  the_case().driver.set_checkpointing(Checkpointing{});
+  return g;
+}
+
+TEST_F(CheckpointedGradient, StoppedRunsResumeToTheSameGradientBitwise) {
+  const Gradient& all = store_all();
+  // Multistage, 2 slots in memory and 3 on disk: the memory slots are rebuilt on resume. The
+  // plan has about 1,000 actions: the stops fall in the first forward sweep (30), early in the
+  // reverse sweep (400) and late (900).
+  for (long at : {30L, 400L, 900L}) {
+    const Gradient g = stop_and_resume(plan(Kind::Multistage, 2, 3, file_name("resume")), at);
+    expect_bitwise(g, all, "multistage, stopped after " + std::to_string(at) + " actions");
+    EXPECT_GE(g.resumed_at, 1) << at;
+    EXPECT_LE(g.resumed_at, at) << at;
+  }
+  // Online, all on disk: its forward sweep overwrites thinned slots.
+  for (long at : {150L, 500L}) {
+    const Gradient g = stop_and_resume(plan(Kind::Online, 0, 6, file_name("resume")), at);
+    expect_bitwise(g, all, "online, stopped after " + std::to_string(at) + " actions");
+  }
+}
+
+/// Flips one byte of a dataset in an HDF5 file (rank 0; the file is closed). Collective.
+void flip_byte(const std::string& path, const std::string& dataset, long byte) {
+  if (world().is_root()) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const hid_t set = H5Dopen2(file, dataset.c_str(), H5P_DEFAULT);
+    ASSERT_GE(set, 0) << dataset;
+    const haddr_t offset = H5Dget_offset(set);
+    H5Dclose(set);
+    H5Fclose(file);
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(offset) + byte);
+    char c = 0;
+    f.get(c);
+    f.seekp(static_cast<std::streamoff>(offset) + byte);
+    f.put(static_cast<char>(c ^ 0x10));
+  }
+  world().barrier();
+}
+
+TEST_F(CheckpointedGradient, ACorruptedSlotIsDetected) {
+  // Slot 0 holds x_0, which the rest of the sweep restores; 1002 and 1003 are the reverse
+  // sweep's resume records, the newest of which a resumed run reads first.
+  const std::vector<std::vector<std::string>> damages = {{"slot_0/values"},
+                                                         {"slot_1002/values", "slot_1003/values"}};
+  for (const auto& datasets : damages) {
+    const std::string dataset = datasets.front();
+    Checkpointing c = plan(Kind::Multistage, 0, 4, file_name("corrupt"));
+    c.resume_every = 0;
+    c.stop_after_actions = 600;
+    the_case().driver.set_checkpointing(c);
+    EXPECT_THROW(the_case().driver.gradient(the_case().m, the_case().dts), Error);
+    for (const std::string& d : datasets)
+      flip_byte(c.file, d, 4000);
+    c.stop_after_actions = -1;
+    c.resume = true;
+    the_case().driver.set_checkpointing(c);
+    try {
+      the_case().driver.gradient(the_case().m, the_case().dts);
+      ADD_FAILURE() << "a corrupted " << dataset << " was not detected";
+    } catch (const CollectiveError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("does not match its checksum"), std::string::npos) << what;
+      EXPECT_NE(what.find(c.file), std::string::npos) << what;
+      if (world().is_root())
+        std::printf("corrupted %s: %s\n", dataset.c_str(), what.c_str());
+    }
+    the_case().driver.set_checkpointing(Checkpointing{});
+    if (world().is_root())
+      std::remove(c.file.c_str());
+    world().barrier();
+  }
+}
+
+TEST_F(CheckpointedGradient, ImpossibleSettingsAreRefusedWithTheFix) {
+  GradientDriver& d = the_case().driver;
+  EXPECT_THROW(d.set_checkpointing(plan(Kind::Revolve, 3, 2, "f.h5")), ConfigError);
+  EXPECT_THROW(d.set_checkpointing(plan(Kind::Multistage, 3, 0)), ConfigError);
+  EXPECT_THROW(d.set_checkpointing(plan(Kind::All, 0, 2, "f.h5")), ConfigError);
+  EXPECT_THROW(d.set_checkpointing(plan(Kind::Multistage, 3, 2)), ConfigError); // no file
+  Checkpointing c = plan(Kind::Revolve, 3, 0);
+  c.resume = true;
+  EXPECT_THROW(d.set_checkpointing(c), ConfigError);
+  // Resuming without a file to resume from.
+  c = plan(Kind::Multistage, 2, 2, file_name("missing"));
+  c.resume = true;
+  d.set_checkpointing(c);
+  EXPECT_THROW(d.gradient(the_case().m, the_case().dts), CollectiveError);
+  d.set_checkpointing(Checkpointing{});
+}
+
+} // namespace
