@@ -10,6 +10,7 @@
 // The flow is first developed for a short while (not timed) so that both sweeps see a flow with
 // a wake, not the start-up from rest.
 
+#include "bench_support.hpp"
 #include "undertow/adjoint/gradient.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
@@ -27,24 +28,7 @@ using namespace undertow;
 using namespace undertow::navier_stokes;
 using namespace undertow::adjoint;
 
-/// Peak resident memory of this process so far [MiB] (VmHWM), 0 where /proc is missing.
-double peak_rss_mib() {
-  std::ifstream in("/proc/self/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmHWM:") {
-      double kib = 0;
-      in >> kib;
-      return kib / 1024.0;
-    }
-    in.ignore(1 << 12, '\n');
-  }
-  return 0;
-}
-
-double seconds(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using bench::peak_rss_mib;
 
 void measure(const Communicator& comm, long per_diameter, long steps, int repeats) {
   DomainSpec s;
@@ -98,13 +82,13 @@ void measure(const Communicator& comm, long per_diameter, long steps, int repeat
     comm.barrier();
     auto t0 = std::chrono::steady_clock::now();
     driver.objective(m, dts);
-    forward = std::min(forward, comm.max(seconds(t0)));
+    forward = std::min(forward, comm.max(bench::seconds_since(t0)));
     if (r == 0)
       rss_forward = comm.max(peak_rss_mib()); // before any gradient run
     comm.barrier();
     t0 = std::chrono::steady_clock::now();
     Gradient run = driver.gradient(m, dts);
-    const double t = comm.max(seconds(t0));
+    const double t = comm.max(bench::seconds_since(t0));
     if (t < gradient) {
       gradient = t;
       g = run;

@@ -1,5 +1,6 @@
 #pragma once
-// Shared by the benchmarks: the STREAM-like triad that every bandwidth figure is compared with.
+// Shared by the benchmarks: the STREAM-like triad that every bandwidth figure is compared with,
+// the process's peak memory, and the cylinder-in-a-channel flow of the gradient benchmarks.
 
 #include "undertow/core/communicator.hpp"
 #include "undertow/core/field.hpp"
@@ -7,6 +8,8 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <string>
 
 namespace undertow {
 namespace bench {
@@ -30,6 +33,27 @@ inline double triad_bandwidth(const Communicator& comm, long n, int reps) {
     best = std::min(best, t);
   }
   return 3.0 * 8.0 * double(n) * comm.size() / best / 1e9;
+}
+
+/// Peak resident memory of this process so far [MiB] (VmHWM), 0 where /proc is missing. Not
+/// collective.
+inline double peak_rss_mib() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmHWM:") {
+      double kib = 0;
+      in >> kib;
+      return kib / 1024.0;
+    }
+    in.ignore(1 << 12, '\n');
+  }
+  return 0;
+}
+
+/// Wall-clock seconds since t0. Not collective.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 } // namespace bench

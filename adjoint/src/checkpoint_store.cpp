@@ -108,36 +108,32 @@ std::size_t local_values(const Snapshot& s) {
 } // namespace
 
 void Hdf5CheckpointStore::reserve(int slot, const Snapshot& prototype) {
-  m_file->reserve(slot, local_values(prototype));
-  Snapshot& p = m_prototypes[slot];
+  Prototype p;
+  for (const auto& f : prototype.fields) {
+    p.fields.emplace_back(f.first, f.second.layout());
+    p.spans.push_back(f.second.view().span());
+  }
   p.numbers = prototype.numbers;
-  p.fields.clear();
-  for (const auto& f : prototype.fields)
-    p.fields.emplace_back(f.first, Field(f.second.layout(), f.second.name(), false));
-  // The prototype keeps only the layouts: its fields are the load buffer of its size.
-  const std::size_t size = local_values(p);
-  if (!m_buffers.count(size))
-    m_buffers[size] = p;
-  p.fields.clear();
-  for (const auto& f : m_buffers[size].fields)
-    p.fields.emplace_back(f.first, f.second);
+  p.values = local_values(prototype);
+  m_file->reserve(slot, p.values);
+  m_prototypes[slot] = p;
 }
 
 void Hdf5CheckpointStore::pack(int slot, const Snapshot& s, std::vector<double>& values) const {
   const auto it = m_prototypes.find(slot);
   if (it == m_prototypes.end())
     throw Error("checkpoint slot " + std::to_string(slot) + " was not reserved in " + m_path);
-  const Snapshot& p = it->second;
+  const Prototype& p = it->second;
   bool same = p.fields.size() == s.fields.size() && p.numbers.size() == s.numbers.size();
   for (std::size_t i = 0; same && i < s.fields.size(); ++i)
-    same = s.fields[i].second.view().span() == p.fields[i].second.view().span();
+    same = s.fields[i].second.view().span() == p.spans[i];
   for (auto a = p.numbers.begin(), b = s.numbers.begin(); same && a != p.numbers.end(); ++a, ++b)
     same = a->first == b->first;
   if (!same)
     throw Error("a snapshot saved to checkpoint slot " + std::to_string(slot) +
                 " is not shaped like the slot's prototype");
   values.clear();
-  values.reserve(local_values(s));
+  values.reserve(p.values);
   for (const auto& f : s.fields) {
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.second.view());
     values.insert(values.end(), host.data(), host.data() + host.span());
@@ -160,7 +156,13 @@ const Snapshot& Hdf5CheckpointStore::load(int slot) const {
     throw Error("checkpoint slot " + std::to_string(slot) + " was not reserved in " + m_path);
   std::vector<double> values;
   const long step = m_file->read(slot, values);
-  Snapshot& out = m_buffers.at(local_values(it->second));
+  const Prototype& p = it->second;
+  Snapshot& out = m_buffers[p.values];
+  if (out.fields.size() != p.fields.size())
+    for (const auto& f : p.fields)
+      out.fields.emplace_back(f.first, Field(f.second, "checkpoint_load_" + f.first, false));
+  for (std::size_t i = 0; i < p.fields.size(); ++i)
+    out.fields[i].first = p.fields[i].first;
   out.step = step;
   std::size_t offset = 0;
   for (auto& f : out.fields) {
@@ -170,7 +172,7 @@ const Snapshot& Hdf5CheckpointStore::load(int slot) const {
     offset += host.span();
     Kokkos::deep_copy(f.second.view(), host);
   }
-  out.numbers = it->second.numbers;
+  out.numbers = p.numbers;
   std::size_t i = 0;
   for (auto& kv : out.numbers)
     kv.second = values.at(offset + i++);

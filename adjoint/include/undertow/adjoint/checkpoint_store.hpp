@@ -100,12 +100,21 @@ class Hdf5CheckpointStore : public CheckpointStore {
  private:
   /// Packs a snapshot's fields (whole local arrays) and numbers (the prototype's order).
   void pack(int slot, const Snapshot& s, std::vector<double>& values) const;
+  /// What a slot holds: field names and layouts, number names (no memory).
+  struct Prototype {
+    std::vector<std::pair<std::string, FieldLayout>> fields;
+    std::vector<std::size_t> spans; ///< doubles per field
+    std::map<std::string, double> numbers;
+    std::size_t values = 0; ///< doubles in all
+  };
   const Communicator& m_comm;
   std::string m_path;
   std::unique_ptr<io::SlotFile> m_file;
-  std::map<int, Snapshot> m_prototypes; ///< per slot: field names and layouts, number names
-  mutable std::map<std::size_t, Snapshot> m_buffers; ///< load buffers, per snapshot size
-  std::map<int, long> m_used;                        ///< slots in use, and their steps
+  std::map<int, Prototype> m_prototypes;
+  /// Load buffers, one per snapshot size, made on first use (a run that never resumes never
+  /// makes the resume records' one).
+  mutable std::map<std::size_t, Snapshot> m_buffers;
+  std::map<int, long> m_used; ///< slots in use, and their steps
 };
 
 /// Multistage checkpointing: each slot in memory or on disk, as place_in_memory() decided.
