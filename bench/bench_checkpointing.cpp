@@ -8,7 +8,9 @@
 //   - the time split between forward, recompute, adjoint and checkpoint I/O;
 //   - the bandwidth of the disk store.
 //
-//   mpiexec -n R build/bin/bench_checkpointing [steps] [ram_slots] [disk_slots] [disk_dir]
+//   mpiexec -n R build/bin/bench_checkpointing [steps] [ram_slots] [disk_slots] [disk_dir] [ny]
+//
+// ny (default 128) sets the grid, 2 ny x ny cells, and dt in proportion.
 
 #include "bench_support.hpp"
 #include "undertow/adjoint/gradient.hpp"
@@ -30,31 +32,21 @@ constexpr double kMiB = 1048576.0;
 /// Re = 100 (mean inflow 1 m/s, D = 0.25 m) in a 4 m x 2 m channel, h = D / 16.
 Control cylinder(const Domain& d) {
   Control m;
-  m.flow.nu = 0.0025;
-  auto& f = m.flow.boundaries.face;
-  f[0].kind = BoundaryKind::Inflow;
-  f[0].velocity[0] = 1.5;
-  f[0].profile = InflowProfile::Parabolic;
-  f[1].kind = BoundaryKind::Outflow;
-  Shape body;
-  body.centre[0] = 1.0;
-  body.centre[1] = 0.95; // slightly off the axis, so that shedding starts early
-  body.radius = 0.125;
-  m.flow.obstacles.shapes = {body};
-  m.flow.pressure.rtol = 1e-10;
+  // Slightly off the axis (y = 0.95), so that shedding starts early.
+  m.flow = bench::cylinder_in_channel(0.0025, 1.5, 1.0, 0.95, 0.125, 1e-10);
   NavierStokes ns(d, m.flow);
   m.initial = ns.make_velocity("initial"); // from rest
   return m;
 }
 
-void run(const Communicator& comm, long steps, int ram, int disk, const std::string& dir) {
+void run(const Communicator& comm, long steps, int ram, int disk, const std::string& dir, long ny) {
   DomainSpec s;
   s.dim = 2;
-  s.cells = {256, 128, 1};
+  s.cells = {2 * ny, ny, 1};
   s.length = {4.0, 2.0, 1.0};
   const Domain d(comm, s);
   const Control m = cylinder(d);
-  const double dt = 0.004; // Courant number about 0.4 at the peak inflow
+  const double dt = 0.004 * 128.0 / double(ny); // Courant number about 0.4 at the peak inflow
   const Log log(comm);
   GradientDriver driver(
       d,
@@ -131,17 +123,9 @@ void run(const Communicator& comm, long steps, int ram, int disk, const std::str
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    const linear::PetscSession petsc(MPI_COMM_WORLD);
-    const Communicator comm(MPI_COMM_WORLD);
-    const long steps = argc > 1 ? std::atol(argv[1]) : 10000;
-    const int ram = argc > 2 ? std::atoi(argv[2]) : 16;
-    const int disk = argc > 3 ? std::atoi(argv[3]) : 4;
-    const std::string dir = argc > 4 ? argv[4] : ".";
-    run(comm, steps, ram, disk, dir);
-  }
-  MPI_Finalize();
+  const bench::Session session(argc, argv);
+  run(session.comm(), static_cast<long>(session.number(1, 10000)),
+      static_cast<int>(session.number(2, 16)), static_cast<int>(session.number(3, 4)),
+      session.text(4, "."), static_cast<long>(session.number(5, 128)));
   return 0;
 }

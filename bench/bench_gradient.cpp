@@ -37,18 +37,7 @@ void measure(const Communicator& comm, long per_diameter, long steps, int repeat
   s.length = {2.2, 0.41, 1.0};
   const Domain d(comm, s);
   Control m;
-  m.flow.nu = 1e-3;
-  auto& f = m.flow.boundaries.face;
-  f[0].kind = BoundaryKind::Inflow;
-  f[0].velocity[0] = 1.5;
-  f[0].profile = InflowProfile::Parabolic;
-  f[1].kind = BoundaryKind::Outflow;
-  Shape body;
-  body.centre[0] = 0.2;
-  body.centre[1] = 0.2;
-  body.radius = 0.05;
-  m.flow.obstacles.shapes = {body};
-  m.flow.pressure.rtol = 1e-12;
+  m.flow = bench::cylinder_in_channel(1e-3, 1.5, 0.2, 0.2, 0.05, 1e-12);
   const double dt = 0.4 * 0.1 / per_diameter / 1.5; // Courant number about 0.6
   {
     // Develop the flow: 200 steps from rest.
@@ -119,13 +108,11 @@ void measure(const Communicator& comm, long per_diameter, long steps, int repeat
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const bench::Session session(argc, argv);
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    const linear::PetscSession petsc(MPI_COMM_WORLD);
-    const Communicator comm(MPI_COMM_WORLD);
-    const long steps = argc > 1 ? std::atol(argv[1]) : 100;
-    const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+    const Communicator& comm = session.comm();
+    const long steps = static_cast<long>(session.number(1, 100));
+    const int repeats = static_cast<int>(session.number(2, 3));
     if (comm.is_root()) {
       std::printf("Store-all gradient benchmark (cylinder Re = 100, time-averaged drag): %d "
                   "rank(s), Kokkos %s, %ld steps\n",
@@ -139,6 +126,5 @@ int main(int argc, char** argv) {
     measure(comm, 8, steps, repeats);
     measure(comm, 16, steps, repeats);
   }
-  MPI_Finalize();
   return 0;
 }

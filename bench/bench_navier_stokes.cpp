@@ -65,12 +65,10 @@ void measure(const Communicator& comm, int dim, long n, long steps, double triad
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const bench::Session session(argc, argv);
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    const linear::PetscSession petsc(MPI_COMM_WORLD);
-    const Communicator comm(MPI_COMM_WORLD);
-    const long steps = argc > 1 ? std::atol(argv[1]) : 20;
+    const Communicator& comm = session.comm();
+    const long steps = static_cast<long>(session.number(1, 20));
     const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);
     if (comm.is_root()) {
       std::printf("Navier-Stokes step benchmark (lid-driven cavity, Re = 100): %d rank(s), Kokkos "
@@ -89,6 +87,5 @@ int main(int argc, char** argv) {
     measure(comm, 3, 32, steps, triad);
     measure(comm, 3, 64, std::max(2L, steps / 2), triad);
   }
-  MPI_Finalize();
   return 0;
 }

@@ -6,6 +6,7 @@
 //
 //   mpiexec -n R build/bin/bench_output [directory]
 
+#include "bench_support.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
@@ -101,12 +102,10 @@ void measure(const Communicator& comm, int dim, long n, const std::string& dir) 
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const bench::Session session(argc, argv);
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    const linear::PetscSession petsc(MPI_COMM_WORLD);
-    const Communicator comm(MPI_COMM_WORLD);
-    const std::string dir = argc > 1 ? argv[1] : ".";
+    const Communicator& comm = session.comm();
+    const std::string dir = session.text(1, ".");
     if (comm.is_root()) {
       std::printf("Field output benchmark: %d rank(s), directory %s, best of 3 writes, fsync'd\n\n",
                   comm.size(), dir.c_str());
@@ -116,6 +115,5 @@ int main(int argc, char** argv) {
     measure(comm, 2, 512, dir);
     measure(comm, 3, 128, dir);
   }
-  MPI_Finalize();
   return 0;
 }
