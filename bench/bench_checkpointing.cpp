@@ -72,13 +72,9 @@ void run(const Communicator& comm, long steps, int ram, int disk, const std::str
   double state = 0, tape = 0;
   {
     NavierStokes ns(d, m.flow);
-    for (const auto& named : ns.state_fields())
-      state += 8.0 * double(named.second->view().span());
-    tape = 3.0 * 2.0 * 8.0 * double(ns.velocity(0).view().span());
+    state = comm.max(state_bytes(ns));
+    tape = comm.max(tape_bytes(ns));
   }
-  state = comm.max(state);
-  tape = comm.max(tape);
-
   const int slots = c.slots();
   const long optimum = RevolveSchedule::minimum_advances(steps, slots);
   if (comm.is_root())

@@ -46,6 +46,20 @@ void from_snapshot(const Snapshot& s, navier_stokes::StepTape& tape, int dim) {
   }
 }
 
+double state_bytes(navier_stokes::NavierStokes& ns) {
+  double b = 0;
+  for (const auto& named : ns.state_fields())
+    b += 8.0 * double(named.second->view().span());
+  return b;
+}
+
+double tape_bytes(const navier_stokes::NavierStokes& ns) {
+  double b = 0;
+  for (int c = 0; c < ns.domain().dim(); ++c)
+    b += 3.0 * 8.0 * double(ns.velocity(c).view().span());
+  return b;
+}
+
 void MemoryCheckpointStore::save(int slot, const Snapshot& s) {
   if (m_capacity >= 0 && !m_slots.count(slot) && static_cast<int>(m_slots.size()) >= m_capacity)
     throw Error("checkpoint store full: " + std::to_string(m_capacity) + " slots in use");
@@ -144,9 +158,8 @@ void Hdf5CheckpointStore::pack(int slot, const Snapshot& s, std::vector<double>&
 }
 
 void Hdf5CheckpointStore::save(int slot, const Snapshot& s) {
-  std::vector<double> values;
-  pack(slot, s, values);
-  m_file->write(slot, s.step, values);
+  pack(slot, s, m_transfer);
+  m_file->write(slot, s.step, m_transfer);
   m_used[slot] = s.step;
 }
 
@@ -154,7 +167,7 @@ const Snapshot& Hdf5CheckpointStore::load(int slot) const {
   const auto it = m_prototypes.find(slot);
   if (it == m_prototypes.end())
     throw Error("checkpoint slot " + std::to_string(slot) + " was not reserved in " + m_path);
-  std::vector<double> values;
+  std::vector<double>& values = m_transfer;
   const long step = m_file->read(slot, values);
   const Prototype& p = it->second;
   Snapshot& out = m_buffers[p.values];

@@ -8,6 +8,7 @@
 #include "undertow/core/error.hpp"
 
 #include <set>
+#include <utility>
 
 namespace undertow {
 namespace adjoint {
@@ -99,8 +100,8 @@ class Sweep {
       : m_ns(ns), m_J(J), m_adj(ns), m_c(c), m_dts(dts), m_steps(static_cast<long>(dts.size())),
         m_dim(ns.domain().dim()), m_fresh(std::move(fresh)), m_schedule(make_schedule(c, m_steps)),
         m_state(ns.make_velocity("adj::state")), m_lambda(ns.make_velocity("adj::lambda")),
-        m_after(ns.make_velocity("adj::after")), m_seeds(make_seeds(ns)),
-        m_forward(log, total(dts), every), m_reverse(log, total(dts), every) {
+        m_after(ns.make_velocity("adj::after")), m_seeds(make_seeds(ns)), m_t_end(total(dts)),
+        m_forward(log, m_t_end, every), m_reverse(log, m_t_end, every) {
     const int slots = m_schedule->slots();
     std::vector<bool> in_memory(static_cast<std::size_t>(slots), true);
     if (c.schedule == Checkpointing::Schedule::Multistage)
@@ -246,8 +247,10 @@ class Sweep {
         axpy(1.0, m_seeds.velocity[c], m_lambda[c]);
     }
     m_adj.step_adjoint(m_tape, m_lambda, m_seeds.force, m_seeds.has_psi ? &m_seeds.psi : nullptr);
+    // x_k is the state after the step reversed next: keep the tape's u0 by swapping it with the
+    // previous one (no copy); the tape goes spare with the old fields.
     for (int c = 0; c < m_dim; ++c)
-      copy(m_tape.u0[c], m_after[c]);
+      std::swap(m_tape.u0[c], m_after[c]);
     m_has_after = true;
     if (m_spare.empty())
       m_spare.push_back(std::move(m_tape));
@@ -256,7 +259,7 @@ class Sweep {
     m_g.poisson_iterations_reverse += m_adj.take_poisson_iterations();
     m_g.reverse_seconds += seconds_since(start);
     const double t = s.time - s.dt;
-    m_reverse.update(m_steps - k, total(m_dts) - t, s.dt,
+    m_reverse.update(m_steps - k, m_t_end - t, s.dt,
                      format("reverse, step %.0f of the forward run", double(k + 1)), k == 0);
   }
 
@@ -456,6 +459,7 @@ class Sweep {
   StepSeeds m_seeds;
   StepTape m_tape;
   std::vector<StepTape> m_spare; ///< a reversed tape, whose fields the next Record reuses
+  double m_t_end;                ///< the run's end time [s]
   Progress m_forward, m_reverse;
   Gradient m_g;
   long m_reached = 0; ///< steps whose objective term has been added (each once)

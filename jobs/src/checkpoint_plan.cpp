@@ -11,6 +11,8 @@ namespace undertow {
 namespace jobs {
 
 using adjoint::Checkpointing;
+using adjoint::state_bytes;
+using adjoint::tape_bytes;
 
 namespace {
 
@@ -103,17 +105,6 @@ double parse_bytes(const std::string& key, const std::string& text) {
   throw ConfigError(key + " = '" + text +
                     "' is not a memory size: give a positive number with a unit, e.g. 2GiB, "
                     "512MiB or 800MB");
-}
-
-double state_bytes(navier_stokes::NavierStokes& ns) {
-  double b = 0;
-  for (const auto& named : ns.state_fields())
-    b += 8.0 * double(named.second->view().span());
-  return b;
-}
-
-double tape_bytes(navier_stokes::NavierStokes& ns) {
-  return 3.0 * 8.0 * ns.domain().dim() * double(ns.velocity(0).view().span());
 }
 
 Checkpointing checkpointing_from(const Config& cfg, navier_stokes::NavierStokes& ns, long steps,

@@ -34,9 +34,5 @@ void print_plan(const Log& log, const adjoint::Checkpointing& c, navier_stokes::
 void print_outcome(const Log& log, const Communicator& comm, const adjoint::Checkpointing& c,
                    const adjoint::Gradient& g, long steps);
 
-/// Bytes of one checkpoint (the solver's state fields) and of one step tape, on this rank.
-double state_bytes(navier_stokes::NavierStokes& ns);
-double tape_bytes(navier_stokes::NavierStokes& ns);
-
 } // namespace jobs
 } // namespace undertow

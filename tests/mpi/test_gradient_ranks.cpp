@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <utility>
 
 namespace {
 
@@ -58,19 +59,20 @@ TEST(GradientRanks, SameGradientOnAnyNumberOfRanks) {
       worst = std::max(worst, rel);
       EXPECT_LE(rel, 1e-10) << "entry " << i << ": " << comm.size() << " ranks against " << ranks;
     }
+    // The largest value of `a` and the largest difference between `a` and `b`.
+    const auto scale_and_diff = [](const std::vector<double>& a, const std::vector<double>& b) {
+      std::pair<double, double> out{0, 0};
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        out.first = std::max(out.first, std::abs(a[i]));
+        out.second = std::max(out.second, std::abs(a[i] - b[i]));
+      }
+      return out;
+    };
     ASSERT_EQ(ref.initial.size(), full.initial.size());
-    double scale = 0, diff = 0;
-    for (std::size_t i = 0; i < ref.initial.size(); ++i) {
-      scale = std::max(scale, std::abs(ref.initial[i]));
-      diff = std::max(diff, std::abs(ref.initial[i] - full.initial[i]));
-    }
+    const auto [scale, diff] = scale_and_diff(ref.initial, full.initial);
     EXPECT_LE(diff, 1e-10 * scale);
     ASSERT_EQ(ref.design.size(), full.design.size());
-    double design_scale = 0, design_diff = 0;
-    for (std::size_t i = 0; i < ref.design.size(); ++i) {
-      design_scale = std::max(design_scale, std::abs(ref.design[i]));
-      design_diff = std::max(design_diff, std::abs(ref.design[i] - full.design[i]));
-    }
+    const auto [design_scale, design_diff] = scale_and_diff(ref.design, full.design);
     EXPECT_LE(design_diff, 1e-10 * design_scale);
     EXPECT_GT(design_scale, 0.0);
     std::printf("%d ranks against %d: scalars differ by %.2e relative, the initial-field "

@@ -30,6 +30,11 @@ struct Snapshot {
 Snapshot to_snapshot(const navier_stokes::StepTape& tape, long step, int dim);
 void from_snapshot(const Snapshot& s, navier_stokes::StepTape& tape, int dim);
 
+/// Bytes of one forward checkpoint (the solver's state fields, whole local arrays: one "state")
+/// and of one step tape (three velocity triples), on this rank. Not collective.
+double state_bytes(navier_stokes::NavierStokes& ns);
+double tape_bytes(const navier_stokes::NavierStokes& ns);
+
 class CheckpointStore {
  public:
   virtual ~CheckpointStore() = default;
@@ -115,6 +120,9 @@ class Hdf5CheckpointStore : public CheckpointStore {
   /// makes the resume records' one).
   mutable std::map<std::size_t, Snapshot> m_buffers;
   std::map<int, long> m_used; ///< slots in use, and their steps
+  /// This rank's values of the slot being written or read, kept from one transfer to the next
+  /// (no allocation per save or load).
+  mutable std::vector<double> m_transfer;
 };
 
 /// Multistage checkpointing: each slot in memory or on disk, as place_in_memory() decided.
