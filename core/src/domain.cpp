@@ -172,13 +172,13 @@ long Domain::cell_count(int axis, int c) const {
 
 long Domain::global_points(Location loc, int axis) const {
   const long n = m_spec.cells[axis];
-  return (normal_axis(loc) == axis && !m_spec.periodic[axis]) ? n + 1 : n;
+  return (staggered(loc, axis) && !m_spec.periodic[axis]) ? n + 1 : n;
 }
 
 std::pair<long, long> Domain::owned_interval(Location loc, int axis, int c) const {
   const long begin = cell_offset(axis, c);
   long end = begin + cell_count(axis, c);
-  if (normal_axis(loc) == axis && !m_spec.periodic[axis] && c == m_dims[axis] - 1)
+  if (staggered(loc, axis) && !m_spec.periodic[axis] && c == m_dims[axis] - 1)
     end += 1;
   return {begin, end};
 }
@@ -186,7 +186,7 @@ std::pair<long, long> Domain::owned_interval(Location loc, int axis, int c) cons
 std::pair<long, long> Domain::ghosted_interval(Location loc, int axis, int c, int ghost) const {
   const long g = ghost_along(axis, ghost);
   const long begin = cell_offset(axis, c);
-  const long end = begin + cell_count(axis, c) + (normal_axis(loc) == axis ? 1 : 0);
+  const long end = begin + cell_count(axis, c) + (staggered(loc, axis) ? 1 : 0);
   return {begin - g, end + g};
 }
 
@@ -212,8 +212,8 @@ FieldLayout Domain::layout(Location loc, int ghost) const {
     l.geometry.origin[a] = m_spec.origin[a];
     l.geometry.h[a] = spacing(a);
     l.geometry.global_offset[a] = ghosted.first;
+    l.geometry.shift[a] = staggered(loc, a) ? 0.0 : 0.5;
   }
-  l.geometry.normal_axis = normal_axis(loc);
   return l;
 }
 

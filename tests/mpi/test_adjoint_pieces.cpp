@@ -247,6 +247,31 @@ void gather_all(const Velocity& v, const Velocity& le, const double ih[3], doubl
       });
 }
 
+/// Zeroes `f` outside its owned points (the test's kernels live outside TEST bodies, whose
+/// TestBody is private: CUDA's extended lambdas may not sit there).
+void zero_outside_owned(Field& f) {
+  const IndexSpace inside = f.owned();
+  const FieldView w = f.view();
+  for_each(
+      "test::clip", f.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
+                        j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
+        if (!in)
+          w(i, j, k) = 0.0;
+      });
+}
+
+/// The scatter form of the transposed momentum tendency of component c, weighted by `weights`.
+void scatter_momentum_transpose(const Velocity& v, const Velocity& lam, const Field& weights, int c,
+                                int dim, const double ih[3], double nu, double dt) {
+  const FieldView w = weights.view();
+  const double inv_h[3] = {ih[0], ih[1], ih[2]};
+  for_each(
+      "test::scatter", weights.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        adjoint::momentum_tendency_transpose(v, lam, c, dim, inv_h, nu, dt * w(i, j, k), i, j, k);
+      });
+}
+
 // The solver's gather form of the transposed momentum tendency against the scatter form it was
 // derived from (transposes.hpp): the same numbers, for random velocities and weights.
 TEST(AdjointPieces, MomentumGatherEqualsScatter) {
@@ -265,27 +290,10 @@ TEST(AdjointPieces, MomentumGatherEqualsScatter) {
       lam.u[c] = scattered[c].view();
       weights.u[c] = le[c].view();
     }
-    for (int c = 0; c < dim; ++c) {
-      // Weights on the points whose stencils stay inside the array (the scatter's domain).
-      IndexSpace inside = le[c].owned();
-      const FieldView w = le[c].view();
-      for_each(
-          "test::clip", le[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-            const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
-                            j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
-            if (!in)
-              w(i, j, k) = 0.0;
-          });
-    }
-    for (int c = 0; c < dim; ++c) {
-      const FieldView w = le[c].view();
-      const double inv_h[3] = {ih[0], ih[1], ih[2]};
-      for_each(
-          "test::scatter", le[c].owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-            adjoint::momentum_tendency_transpose(v, lam, c, dim, inv_h, nu, dt * w(i, j, k), i, j,
-                                                 k);
-          });
-    }
+    for (int c = 0; c < dim; ++c)
+      zero_outside_owned(le[c]); // the points whose stencils stay inside the array
+    for (int c = 0; c < dim; ++c)
+      scatter_momentum_transpose(v, lam, le[c], c, dim, ih, nu, dt);
     if (dim == 2) {
       gather_all<0, 2>(v, weights, ih, nu, dt, gathered[0]);
       gather_all<1, 2>(v, weights, ih, nu, dt, gathered[1]);

@@ -13,6 +13,71 @@ namespace linear {
 
 namespace {
 
+// Kernels live in free functions: CUDA's extended lambdas may not sit in constructors or in
+// private member functions.
+
+/// 1 / diagonal of the operator at every owned cell.
+void inverse_diagonal(const CellLaplacian& op, const Field& x_field, Field& inv_diag_field) {
+  const FieldView x = x_field.view(), inv_diag = inv_diag_field.view();
+  for_each(
+      "mg::inverse_diagonal", x_field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        double diag, neighbours;
+        op.stencil(x, i, j, k, diag, neighbours);
+        inv_diag(i, j, k) = 1.0 / diag;
+      });
+}
+
+/// Boundary ghosts: mirror at Neumann faces, negated at Dirichlet faces.
+void fill_boundary_ghosts(const Domain& d, const PressureFaces& faces, Field& f) {
+  // Boundary ghosts, axis by axis over the whole ghosted extent of the other axes, so that
+  // corner ghosts become products of the two faces' signs.
+  const FieldView v = f.view();
+  for (int a = 0; a < d.dim(); ++a) {
+    if (d.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      if (!d.touches_boundary(a, side))
+        continue;
+      IndexSpace slab = f.ghosted();
+      const long ghost = side == 0 ? f.owned().begin[a] - 1 : f.owned().end[a];
+      slab.begin[a] = ghost;
+      slab.end[a] = ghost + 1;
+      const double sign = faces[2 * a + side] == PressureBoundary::Dirichlet ? -1.0 : 1.0;
+      const long di = a == 0 ? (side == 0 ? 1 : -1) : 0, dj = a == 1 ? (side == 0 ? 1 : -1) : 0,
+                 dk = a == 2 ? (side == 0 ? 1 : -1) : 0;
+      for_each(
+          "mg::boundary_ghosts", slab,
+          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = sign * v(i + di, j + dj, k + dk); });
+    }
+  }
+}
+
+/// The whole grid is on every rank: each takes its own box into `part_field`.
+void take_own_box(const Field& whole_field, Field& part_field) {
+  const FieldView whole = whole_field.view(), part = part_field.view();
+  long shift[3];
+  for (int a = 0; a < 3; ++a)
+    shift[a] = part_field.layout().global_offset[a] - whole_field.layout().global_offset[a];
+  const long s0 = shift[0], s1 = shift[1], s2 = shift[2];
+  for_each(
+      "mg::scatter", part_field.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { part(i, j, k) = whole(i + s0, j + s1, k + s2); });
+}
+
+/// Subtracts the global mean of the owned values. Collective.
+void subtract_mean(const Domain& d, Field& f) {
+  const double n =
+      double(d.global_cells(0)) * double(d.global_cells(1)) * double(d.global_cells(2));
+  const FieldView v = f.view();
+  const double mean =
+      d.comm().sum(local_sum(
+          "mg::mean", f.owned(),
+          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); })) /
+      n;
+  for_each(
+      "mg::remove_mean", f.owned(), KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) -= mean; });
+}
+
 long total(const std::array<long, 3>& cells) {
   return cells[0] * cells[1] * cells[2];
 }
@@ -206,16 +271,7 @@ GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec
     level->x_host = Kokkos::create_mirror_view(level->x.view());
     level->op = make_cell_laplacian(d, level->x.layout(), spec.faces);
     level->inv_diag = Field(d, Location::Cell, 1, tag + "::inv_diag");
-    {
-      const CellLaplacian op = level->op;
-      const FieldView x = level->x.view(), inv_diag = level->inv_diag.view();
-      for_each(
-          "mg::inverse_diagonal", level->x.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-            double diag, neighbours;
-            op.stencil(x, i, j, k, diag, neighbours);
-            inv_diag(i, j, k) = 1.0 / diag;
-          });
-    }
+    inverse_diagonal(level->op, level->x, level->inv_diag);
     m_levels.push_back(std::move(level));
   }
   setup_coarsest();
@@ -398,28 +454,7 @@ Transfer make_transfer(const MultigridPlan::Level& coarse_plan, const Field& fin
 
 void GeometricMultigrid::fill_ghosts(Level& level, Field& f) {
   level.halo->fill(f);
-  // Boundary ghosts, axis by axis over the whole ghosted extent of the other axes, so that
-  // corner ghosts become products of the two faces' signs.
-  const Domain& d = *level.domain;
-  const FieldView v = f.view();
-  for (int a = 0; a < d.dim(); ++a) {
-    if (d.periodic(a))
-      continue;
-    for (int side = 0; side < 2; ++side) {
-      if (!d.touches_boundary(a, side))
-        continue;
-      IndexSpace slab = f.ghosted();
-      const long ghost = side == 0 ? f.owned().begin[a] - 1 : f.owned().end[a];
-      slab.begin[a] = ghost;
-      slab.end[a] = ghost + 1;
-      const double sign = m_spec.faces[2 * a + side] == PressureBoundary::Dirichlet ? -1.0 : 1.0;
-      const long di = a == 0 ? (side == 0 ? 1 : -1) : 0, dj = a == 1 ? (side == 0 ? 1 : -1) : 0,
-                 dk = a == 2 ? (side == 0 ? 1 : -1) : 0;
-      for_each(
-          "mg::boundary_ghosts", slab,
-          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = sign * v(i + di, j + dj, k + dk); });
-    }
-  }
+  fill_boundary_ghosts(*level.domain, m_spec.faces, f);
 }
 
 namespace {
@@ -548,15 +583,7 @@ void GeometricMultigrid::gather(Level& from, Level& to) {
 }
 
 void GeometricMultigrid::scatter(Level& from, Level& to) {
-  // The whole grid is on every rank: each takes its own box.
-  const FieldView whole = from.x.view(), part = to.x.view();
-  long shift[3];
-  for (int a = 0; a < 3; ++a)
-    shift[a] = to.x.layout().global_offset[a] - from.x.layout().global_offset[a];
-  const long s0 = shift[0], s1 = shift[1], s2 = shift[2];
-  for_each(
-      "mg::scatter", to.x.owned(),
-      KOKKOS_LAMBDA(long i, long j, long k) { part(i, j, k) = whole(i + s0, j + s1, k + s2); });
+  take_own_box(from.x, to.x);
 }
 
 void GeometricMultigrid::vcycle(int l) {
@@ -589,17 +616,7 @@ void GeometricMultigrid::vcycle(int l) {
 }
 
 void GeometricMultigrid::remove_mean(Field& f) {
-  const Domain& d = *m_levels.front()->domain;
-  const double n =
-      double(d.global_cells(0)) * double(d.global_cells(1)) * double(d.global_cells(2));
-  const FieldView v = f.view();
-  const double mean =
-      d.comm().sum(local_sum(
-          "mg::mean", f.owned(),
-          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); })) /
-      n;
-  for_each(
-      "mg::remove_mean", f.owned(), KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) -= mean; });
+  subtract_mean(*m_levels.front()->domain, f);
 }
 
 Field& GeometricMultigrid::input() {

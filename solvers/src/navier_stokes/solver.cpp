@@ -15,6 +15,57 @@ namespace {
 constexpr int kGhost = 1;
 const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
 
+// The constructor's kernels live in free functions: CUDA's extended lambdas may not sit in a
+// constructor or a private member function.
+
+/// The Brinkman mask of one body at every local point of `loc`, ghosts included (the mask is
+/// analytic, so no halo exchange is needed).
+Field body_mask(const Domain& domain, Location loc, const Shape& shape, double eps) {
+  Field mask(domain, loc, kGhost, "ns::mask");
+  const FieldView m = mask.view();
+  const GridGeometry g = mask.geometry();
+  for_each(
+      "ns::obstacle_mask", mask.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+        m(i, j, k) = brinkman_mask(
+            shape.distance(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)), eps);
+      });
+  return mask;
+}
+
+/// Smallest owned value of `f` on any rank. Collective.
+double global_min(const Communicator& comm, const Field& f) {
+  const FieldView v = f.view();
+  return -comm.max(local_max(
+      "ns::global_min", f.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& m) { m = -v(i, j, k) > m ? -v(i, j, k) : m; }));
+}
+
+/// The design field on the faces of component c, and the fluid fraction 1 - design there.
+void design_fluid_fraction(const Field& design, int c, Field& design_face, Field& fluid) {
+  const FieldView rho = design.view(), rho_face = design_face.view(), total = fluid.view();
+  for_each(
+      "ns::design_mask", fluid.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        rho_face(i, j, k) = design_on_face(rho, c, i, j, k);
+        total(i, j, k) = 1.0 - rho_face(i, j, k);
+      });
+}
+
+/// total *= 1 - mask over the owned points.
+void multiply_by_complement(const Field& mask, Field& total_field) {
+  const FieldView m = mask.view(), total = total_field.view();
+  for_each(
+      "ns::total_mask", total_field.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { total(i, j, k) *= 1.0 - m(i, j, k); });
+}
+
+/// total := 1 - total over the owned points.
+void complement(Field& total_field) {
+  const FieldView total = total_field.view();
+  for_each(
+      "ns::total_mask_union", total_field.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { total(i, j, k) = 1.0 - total(i, j, k); });
+}
+
 /// The momentum tendency of one component with the component and dimension known at compile
 /// time, so that the stencil offsets fold into constants. Writes the unpenalised update
 /// out = a u0 + b (us + dt R) if `chi` is empty, else the penalised us_p = (us + dt R) / (1 + dt
@@ -146,27 +197,14 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
   const double eps = params.obstacles.smoothing * h_min;
   for (const Shape& shape : params.obstacles.shapes) {
     std::array<Field, 3> masks;
-    for (int c = 0; c < domain.dim(); ++c) {
-      masks[c] = Field(domain, kFaces[c], kGhost, "ns::mask");
-      const FieldView m = masks[c].view();
-      const GridGeometry g = masks[c].geometry();
-      for_each(
-          "ns::obstacle_mask", masks[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-            m(i, j, k) = brinkman_mask(
-                shape.distance(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)), eps);
-          });
-    }
+    for (int c = 0; c < domain.dim(); ++c)
+      masks[c] = body_mask(domain, kFaces[c], shape, eps);
     m_masks.push_back(masks);
   }
   m_penalised_flow = !m_masks.empty() || params.obstacles.has_design();
   Field design;
   if (params.obstacles.has_design()) {
-    const FieldView rho = params.obstacles.design.view();
-    const double lowest = -domain.comm().max(local_max(
-        "ns::design_min", params.obstacles.design.owned(),
-        KOKKOS_LAMBDA(long i, long j, long k, double& m) {
-          m = -rho(i, j, k) > m ? -rho(i, j, k) : m;
-        }));
+    const double lowest = global_min(domain.comm(), params.obstacles.design);
     const double highest = global_max(domain.comm(), params.obstacles.design);
     if (!(lowest >= 0.0 && highest <= 1.0))
       throw ConfigError(format("the Brinkman design field (obstacles.design) has values in "
@@ -184,27 +222,15 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
   for (int c = 0; c < domain.dim() && m_penalised_flow; ++c) {
     m_total_mask[c] = Field(domain, kFaces[c], kGhost, "ns::total_mask");
     m_penalised[c] = Field(domain, kFaces[c], kGhost, "ns::penalised");
-    const FieldView total = m_total_mask[c].view();
     if (design.view().data()) {
       m_design_face[c] = Field(domain, kFaces[c], kGhost, "ns::design_face");
-      const FieldView rho = design.view(), rho_face = m_design_face[c].view();
-      for_each(
-          "ns::design_mask", m_total_mask[c].owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-            rho_face(i, j, k) = design_on_face(rho, c, i, j, k);
-            total(i, j, k) = 1.0 - rho_face(i, j, k);
-          });
+      design_fluid_fraction(design, c, m_design_face[c], m_total_mask[c]);
     } else {
       fill_value(m_total_mask[c], m_total_mask[c].owned(), 1.0);
     }
-    for (const auto& masks : m_masks) {
-      const FieldView m = masks[c].view();
-      for_each(
-          "ns::total_mask", m_total_mask[c].owned(),
-          KOKKOS_LAMBDA(long i, long j, long k) { total(i, j, k) *= 1.0 - m(i, j, k); });
-    }
-    for_each(
-        "ns::total_mask_union", m_total_mask[c].owned(),
-        KOKKOS_LAMBDA(long i, long j, long k) { total(i, j, k) = 1.0 - total(i, j, k); });
+    for (const auto& masks : m_masks)
+      multiply_by_complement(masks[c], m_total_mask[c]);
+    complement(m_total_mask[c]);
     m_velocity_halo[c]->fill(m_total_mask[c]);
   }
   m_forces.assign(m_masks.size(), {0.0, 0.0, 0.0});

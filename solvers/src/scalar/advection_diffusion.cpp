@@ -20,6 +20,50 @@ KOKKOS_INLINE_FUNCTION double pointwise_error(const FieldView& c, const FourierM
   return c(i, j, k) -
          exact.value(geo.coordinate(0, i), geo.coordinate(1, j), geo.coordinate(2, k), t);
 }
+
+// Kernels live in free functions: CUDA's extended lambdas may not sit in private member functions.
+
+/// Ghost values in `slab` (one layer beyond the wall at `wall` along axis `a`, `shift` cells from
+/// the first interior layer) such that the wall value interpolates the exact solution at time t.
+void dirichlet_ghosts(Field& field, const FourierMode& exact, const IndexSpace& slab, int a,
+                      double wall, long shift, double t) {
+  const FieldView c = field.view();
+  const GridGeometry geo = field.geometry();
+  for_each(
+      "advdiff::dirichlet", slab, KOKKOS_LAMBDA(long i, long j, long k) {
+        double x[3] = {geo.coordinate(0, i), geo.coordinate(1, j), geo.coordinate(2, k)};
+        x[a] = wall;
+        const long ii = a == 0 ? i + shift : i, jj = a == 1 ? j + shift : j,
+                   kk = a == 2 ? k + shift : k;
+        c(i, j, k) = dirichlet_ghost(exact.value(x[0], x[1], x[2], t), c(ii, jj, kk));
+      });
+}
+
+/// rhs := -div(u c - kappa grad c) over the owned cells; ghosts of `field` must be set.
+void flux_divergence(const Field& field, const std::array<Field, 3>& face_velocity, double kappa,
+                     const Domain& domain, Field& rhs) {
+  const FieldView c = field.view(), r = rhs.view();
+  const FieldView u = face_velocity[0].view(), v = face_velocity[1].view(),
+                  w = face_velocity[2].view();
+  const double ih0 = 1.0 / domain.spacing(0), ih1 = 1.0 / domain.spacing(1),
+               ih2 = 1.0 / domain.spacing(2);
+  const bool three_d = domain.dim() == 3;
+  for_each(
+      "advdiff::tendency", field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const double cc = c(i, j, k);
+        double divergence = (face_flux(u(i + 1, j, k), kappa, ih0, cc, c(i + 1, j, k)) -
+                             face_flux(u(i, j, k), kappa, ih0, c(i - 1, j, k), cc)) *
+                                ih0 +
+                            (face_flux(v(i, j + 1, k), kappa, ih1, cc, c(i, j + 1, k)) -
+                             face_flux(v(i, j, k), kappa, ih1, c(i, j - 1, k), cc)) *
+                                ih1;
+        if (three_d)
+          divergence += (face_flux(w(i, j, k + 1), kappa, ih2, cc, c(i, j, k + 1)) -
+                         face_flux(w(i, j, k), kappa, ih2, c(i, j, k - 1), cc)) *
+                        ih2;
+        r(i, j, k) = -divergence;
+      });
+}
 } // namespace
 
 void AdvectionDiffusionParams::declare_keys(ConfigSchema& s) {
@@ -85,9 +129,6 @@ void AdvectionDiffusion::initialise(double t0) {
 }
 
 void AdvectionDiffusion::apply_dirichlet(Field& field, double t) {
-  const FieldView c = field.view();
-  const GridGeometry geo = field.geometry();
-  const FourierMode exact = m_exact;
   for (int a = 0; a < m_domain.dim(); ++a) {
     if (m_domain.periodic(a))
       continue;
@@ -102,14 +143,7 @@ void AdvectionDiffusion::apply_dirichlet(Field& field, double t) {
       slab.end[a] = ghost + 1;
       const double wall = m_domain.spec().origin[a] + (side == 0 ? 0.0 : m_domain.spec().length[a]);
       const long shift = inner - ghost;
-      for_each(
-          "advdiff::dirichlet", slab, KOKKOS_LAMBDA(long i, long j, long k) {
-            double x[3] = {geo.coordinate(0, i), geo.coordinate(1, j), geo.coordinate(2, k)};
-            x[a] = wall;
-            const long ii = a == 0 ? i + shift : i, jj = a == 1 ? j + shift : j,
-                       kk = a == 2 ? k + shift : k;
-            c(i, j, k) = dirichlet_ghost(exact.value(x[0], x[1], x[2], t), c(ii, jj, kk));
-          });
+      dirichlet_ghosts(field, m_exact, slab, a, wall, shift, t);
     }
   }
 }
@@ -124,28 +158,7 @@ void AdvectionDiffusion::tendency(Field& field, double t, Field& rhs) {
     apply_dirichlet(field, t);
   }
   auto scope = m_timers.scope("tendency");
-  const FieldView c = field.view(), r = rhs.view();
-  const FieldView u = m_face_velocity[0].view(), v = m_face_velocity[1].view(),
-                  w = m_face_velocity[2].view();
-  const double kappa = m_exact.kappa;
-  const double ih0 = 1.0 / m_domain.spacing(0), ih1 = 1.0 / m_domain.spacing(1),
-               ih2 = 1.0 / m_domain.spacing(2);
-  const bool three_d = m_domain.dim() == 3;
-  for_each(
-      "advdiff::tendency", field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        const double cc = c(i, j, k);
-        double divergence = (face_flux(u(i + 1, j, k), kappa, ih0, cc, c(i + 1, j, k)) -
-                             face_flux(u(i, j, k), kappa, ih0, c(i - 1, j, k), cc)) *
-                                ih0 +
-                            (face_flux(v(i, j + 1, k), kappa, ih1, cc, c(i, j + 1, k)) -
-                             face_flux(v(i, j, k), kappa, ih1, c(i, j - 1, k), cc)) *
-                                ih1;
-        if (three_d)
-          divergence += (face_flux(w(i, j, k + 1), kappa, ih2, cc, c(i, j, k + 1)) -
-                         face_flux(w(i, j, k), kappa, ih2, c(i, j, k - 1), cc)) *
-                        ih2;
-        r(i, j, k) = -divergence;
-      });
+  flux_divergence(field, m_face_velocity, m_exact.kappa, m_domain, rhs);
 }
 
 namespace {

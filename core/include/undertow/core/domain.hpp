@@ -36,12 +36,12 @@ struct GridGeometry {
   double origin[3];
   double h[3];
   long global_offset[3]; ///< global index of local index 0, per axis
-  int normal_axis;       ///< staggered axis of a face location, -1 for cells
+  double shift[3];       ///< 0 along axes where the location is staggered, 1/2 elsewhere
 
-  /// Coordinate along `axis` of local index `i`: cell centres at (I + 1/2) h, faces at I h.
+  /// Coordinate along `axis` of local index `i`: cell centres at (I + 1/2) h, faces (along their
+  /// normal) and nodes at I h.
   KOKKOS_INLINE_FUNCTION double coordinate(int axis, long i) const {
-    const double shift = (axis == normal_axis) ? 0.0 : 0.5;
-    return origin[axis] + (static_cast<double>(i + global_offset[axis]) + shift) * h[axis];
+    return origin[axis] + (static_cast<double>(i + global_offset[axis]) + shift[axis]) * h[axis];
   }
 };
 
@@ -89,10 +89,13 @@ class Domain {
 
   /// Ghost width actually used along `axis` (0 along z in 2D).
   int ghost_along(int axis, int ghost) const { return axis < m_spec.dim ? ghost : 0; }
-  /// Number of distinct global points of `loc` along `axis` (N cells give N+1 non-periodic faces).
+  /// True if `loc` sits on cell boundaries along `axis` (see undertow::staggered).
+  bool staggered(Location loc, int axis) const { return undertow::staggered(loc, axis, dim()); }
+  /// Number of distinct global points of `loc` along `axis` (N cells give N+1 non-periodic faces
+  /// and nodes).
   long global_points(Location loc, int axis) const;
-  /// Global [begin, end) owned along `axis` by coordinate `c`. Faces on a rank's upper side
-  /// belong to the next rank; the last face of a non-periodic axis belongs to the last rank.
+  /// Global [begin, end) owned along `axis` by coordinate `c`. Faces and nodes on a rank's upper
+  /// side belong to the next rank; the last ones of a non-periodic axis belong to the last rank.
   std::pair<long, long> owned_interval(Location loc, int axis, int c) const;
   /// Global [begin, end) of the local array along `axis` for coordinate `c` (may leave the box).
   std::pair<long, long> ghosted_interval(Location loc, int axis, int c, int ghost) const;

@@ -8,10 +8,11 @@
 namespace undertow {
 
 /// Where a value lives on the staggered (MAC) grid. Cell: cell centre. FaceX/Y/Z: the centre of
-/// the face normal to x/y/z, at the lower side of the cell with the same index.
-enum class Location { Cell, FaceX, FaceY, FaceZ };
+/// the face normal to x/y/z, at the lower side of the cell with the same index. Node: the vertex
+/// at the lower corner of the cell with the same index (finite-element degrees of freedom).
+enum class Location { Cell, FaceX, FaceY, FaceZ, Node };
 
-/// The axis a face location is normal to, or -1 for cell centres.
+/// The axis a face location is normal to, or -1 for cell centres and nodes.
 inline int normal_axis(Location loc) {
   switch (loc) {
   case Location::FaceX:
@@ -35,8 +36,16 @@ inline std::string to_string(Location loc) {
     return "face-y";
   case Location::FaceZ:
     return "face-z";
+  case Location::Node:
+    return "node";
   }
   return "?";
+}
+
+/// True if `loc` sits on cell boundaries along `axis` (N cells give N + 1 points there when the
+/// axis is not periodic): a face along its normal, a node along every axis of a `dim`-D domain.
+inline bool staggered(Location loc, int axis, int dim) {
+  return loc == Location::Node ? axis < dim : normal_axis(loc) == axis;
 }
 
 /// A half-open box [begin, end) of indices along three axes. In 2D the z range is [0, 1).
