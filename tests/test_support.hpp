@@ -18,6 +18,15 @@ inline const Communicator& world() {
   return comm;
 }
 
+/// Every location of a dim-D domain: cell centres, the dim face locations, nodes.
+inline std::vector<Location> locations(int dim) {
+  std::vector<Location> out{Location::Cell, Location::FaceX, Location::FaceY};
+  if (dim == 3)
+    out.push_back(Location::FaceZ);
+  out.push_back(Location::Node);
+  return out;
+}
+
 /// Every process grid (px, py, pz) with product `size` (pz = 1 in 2D).
 inline std::vector<std::array<int, 3>> process_grids(int dim, int size) {
   std::vector<std::array<int, 3>> out;

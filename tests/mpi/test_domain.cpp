@@ -13,9 +13,8 @@ namespace {
 using namespace undertow;
 using undertow::testing::make_spec;
 using undertow::testing::process_grids;
+using undertow::testing::locations;
 using undertow::testing::world;
-
-const Location kLocations[4] = {Location::Cell, Location::FaceX, Location::FaceY, Location::FaceZ};
 
 TEST(Domain, UnevenSplitsCoverEveryCellOnce) {
   const auto& comm = world();
@@ -40,8 +39,8 @@ TEST(Domain, OwnedSpacesPartitionEveryLocation) {
     for (const auto& grid : process_grids(dim, comm.size())) {
       for (const bool periodic : {false, true}) {
         const Domain d(comm, make_spec(dim, {17, 13, 11}, {periodic, !periodic, periodic}, grid));
-        for (int l = 0; l < 1 + dim; ++l) {
-          const FieldLayout lay = d.layout(kLocations[l], 1);
+        for (const Location loc : locations(dim)) {
+          const FieldLayout lay = d.layout(loc, 1);
           // Owned boxes of all ranks: disjoint, inside the global range, adding up to it.
           long box[6];
           for (int a = 0; a < 3; ++a) {
@@ -64,12 +63,12 @@ TEST(Domain, OwnedSpacesPartitionEveryLocation) {
               EXPECT_FALSE(overlap) << "ranks " << r << " and " << q << " overlap";
             }
           }
-          EXPECT_EQ(total, lay.global.size()) << to_string(kLocations[l]) << " dim " << dim;
+          EXPECT_EQ(total, lay.global.size()) << to_string(loc) << " dim " << dim;
           // N cells give N + 1 faces on a non-periodic axis, N on a periodic one.
-          const int n = normal_axis(kLocations[l]);
-          if (n >= 0) {
-            EXPECT_EQ(lay.global.extent(n), d.global_cells(n) + (d.periodic(n) ? 0 : 1));
-          }
+          for (int a = 0; a < dim; ++a)
+            if (d.staggered(loc, a)) {
+              EXPECT_EQ(lay.global.extent(a), d.global_cells(a) + (d.periodic(a) ? 0 : 1));
+            }
         }
       }
     }

@@ -17,6 +17,7 @@
 namespace {
 
 using namespace undertow;
+using undertow::testing::locations;
 using undertow::testing::world;
 
 DomainSpec spec(int dim, bool periodic_x) {
@@ -65,8 +66,6 @@ std::string shared_path(const Communicator& comm, const std::string& name) {
           .string());
 }
 
-const Location kLocations[4] = {Location::Cell, Location::FaceX, Location::FaceY, Location::FaceZ};
-
 TEST(FieldFile, TheFileDoesNotDependOnTheRankCount) {
   const auto& comm = world();
   const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
@@ -77,8 +76,8 @@ TEST(FieldFile, TheFileDoesNotDependOnTheRankCount) {
       {
         const Domain d(comm, spec(dim, periodic));
         io::FieldFile file(d, path, io::FieldFile::Mode::Create);
-        for (int l = 0; l < dim + 1; ++l) {
-          Field f(d, kLocations[l], 1, "f");
+        for (int l = 0; l < int(locations(dim).size()); ++l) {
+          Field f(d, locations(dim)[l], 1, "f");
           fill_global_pattern(f, l);
           file.write("field" + std::to_string(l), f);
         }
@@ -90,8 +89,8 @@ TEST(FieldFile, TheFileDoesNotDependOnTheRankCount) {
         const Domain d(alone, spec(dim, periodic));
         io::FieldFile file(d, path, io::FieldFile::Mode::Read);
         EXPECT_EQ(file.real_attribute("time"), 1.25);
-        for (int l = 0; l < dim + 1; ++l) {
-          Field f(d, kLocations[l], 1, "f");
+        for (int l = 0; l < int(locations(dim).size()); ++l) {
+          Field f(d, locations(dim)[l], 1, "f");
           file.read("field" + std::to_string(l), f);
           EXPECT_EQ(mismatches(alone, f, l), 0) << "dim " << dim << " location " << l;
         }

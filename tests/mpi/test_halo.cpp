@@ -16,9 +16,9 @@ using namespace undertow;
 using undertow::testing::fill_random;
 using undertow::testing::make_spec;
 using undertow::testing::process_grids;
+using undertow::testing::locations;
 using undertow::testing::world;
 
-const Location kLocations[4] = {Location::Cell, Location::FaceX, Location::FaceY, Location::FaceZ};
 constexpr double kSentinel = -12345.0;
 
 /// A value unique to each global point.
@@ -70,8 +70,8 @@ void for_every_configuration(const Test& test) {
       if (!fits)
         continue;
       const Domain d(comm, make_spec(c.dim, c.cells, c.periodic, grid));
-      for (int l = 0; l < 1 + c.dim; ++l)
-        test(c, grid, d, kLocations[l]);
+      for (const Location loc : locations(c.dim))
+        test(c, grid, d, loc);
     }
   }
 }
