@@ -1,0 +1,170 @@
+#pragma once
+/// \file
+/// Static linear elasticity with Q1 finite elements on the shared decomposition
+/// (docs/elasticity.md): displacements at the nodes (Location::Node fields), one element per
+/// cell with a per-element Young's modulus from SIMP, E(rho) = E_min + rho^p (E0 - E_min).
+/// The stiffness is assembled in Kokkos kernels as COO values (E_e times the unit element
+/// matrix) into a PETSc matrix and solved with CG preconditioned by GAMG, whose near null space
+/// is the rigid-body modes; supports are imposed by zeroing rows and columns (the operator stays
+/// symmetric). Loads are summed on each rank's local nodes, ghosts included, and added into their
+/// owners with the halo plan's scatter_add.
+///
+/// Units: lengths [m], E and tractions [Pa], point loads [N], body forces [N/m^3]; in 2D every
+/// quantity is per unit thickness.
+
+#include "undertow/core/field.hpp"
+#include "undertow/core/halo.hpp"
+#include "undertow/core/log.hpp"
+#include "undertow/solvers/elasticity/element.hpp"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace undertow {
+namespace elasticity {
+
+/// Nodes (or element centres, or boundary-face centres) inside an axis-aligned box, bounds
+/// included with a tolerance of a quarter cell. A degenerate box selects a point, an edge or a
+/// face. Lengths [m].
+struct Box {
+  std::array<double, 3> lo{0, 0, 0};
+  std::array<double, 3> hi{0, 0, 0};
+};
+
+/// Displacement prescribed on the nodes of a box, component by component.
+struct Support {
+  Box box;
+  std::array<bool, 3> fixed{true, true, true}; ///< which components are prescribed
+  std::array<double, 3> value{0, 0, 0};        ///< their values [m]
+};
+
+enum class LoadKind {
+  Point,    ///< total force [N] shared equally by the nodes of the box
+  Traction, ///< [Pa] on the boundary faces of the domain inside the (flat) box
+  Body      ///< [N/m^3] on the elements whose centres lie in the box (gravity: rho g)
+};
+
+struct Load {
+  LoadKind kind = LoadKind::Point;
+  Box box;
+  std::array<double, 3> value{0, 0, 0};
+};
+
+enum class LinearSolver {
+  CgGamg, ///< CG + smoothed-aggregation AMG with the rigid-body near null space
+  Direct  ///< LU through MUMPS: for small problems and exact comparisons
+};
+
+struct ElasticitySpec {
+  Simp simp;                ///< E0, E_min [Pa] and the SIMP exponent
+  double poisson = 0.3;     ///< Poisson ratio, in (-1, 0.5)
+  bool plane_stress = true; ///< 2D only: plane stress (true) or plane strain (false)
+  double mass_density = 1;  ///< [kg/m^3], for dynamics
+  std::vector<Support> supports;
+  std::vector<Load> loads;
+  LinearSolver solver = LinearSolver::CgGamg;
+  double rtol = 1e-10; ///< relative residual reduction of the CG solve
+  long max_iterations = 5000;
+};
+
+/// Node fields of the displacement-like quantities: component c in [c], dim of them used.
+using NodeVector = std::array<Field, 3>;
+
+/// What one linear solve did.
+struct SolveInfo {
+  long iterations = 0;
+  double residual = 0; ///< final preconditioned residual norm
+};
+
+class LinearElasticity {
+ public:
+  /// Numbers the nodes, builds the COO pattern, the near null space and the load vector from
+  /// `spec`. Throws ConfigError for a periodic domain, an empty support or load box, a traction
+  /// box that is not on a boundary face, or a structure with no support at all. Collective.
+  LinearElasticity(const Domain& domain, const ElasticitySpec& spec);
+  ~LinearElasticity();
+  LinearElasticity(const LinearElasticity&) = delete;
+  LinearElasticity& operator=(const LinearElasticity&) = delete;
+
+  const Domain& domain() const { return m_domain; }
+  const ElasticitySpec& spec() const { return m_spec; }
+  int dim() const { return m_domain.dim(); }
+  /// Number of displacement unknowns over all ranks, supported ones included.
+  long global_dofs() const { return m_global_dofs; }
+
+  /// Element densities rho in [0, 1] (cell field, owned values used); 1 initially. E0 of the
+  /// spec may be changed through simp().
+  Field& density() { return m_density; }
+  const Field& density() const { return m_density; }
+  Simp& simp() { return m_spec.simp; }
+
+  /// The load vector f [N] on the nodes (owned values are the assembled ones). Built from the
+  /// spec's loads; callers may add to the owned values (e.g. a consistent non-uniform traction).
+  NodeVector& load() { return m_f; }
+  const NodeVector& load() const { return m_f; }
+
+  /// Assembles K(rho) and solves K u = f with the supports. Throws CollectiveError if the solve
+  /// does not converge, naming the reason. Collective.
+  SolveInfo solve();
+  /// The displacement [m], ghosts filled.
+  const NodeVector& displacement() const { return m_u; }
+
+  /// Solves K lambda = g with the operator of the last solve(), homogeneous supports (g on
+  /// supported components is ignored, lambda is 0 there). Collective.
+  SolveInfo solve_adjoint(const NodeVector& g, NodeVector& lambda);
+
+  /// Compliance f . u [J] of the last solve. Collective.
+  double compliance() const;
+  /// out_e = a_e^T k0 b_e per element (owned cells): the derivative of b^T K a with respect to
+  /// E_e. `a` and `b` need filled ghosts (as displacement() and solve_adjoint() give). Not
+  /// collective.
+  void element_energy(const NodeVector& a, const NodeVector& b, Field& out) const;
+  /// y := K(rho) x matrix-free from the element point functions (no supports), ghosts of x
+  /// filled by the caller; y's owned values are complete. Collective (scatter_add).
+  void apply_stiffness(const NodeVector& x, NodeVector& y);
+  /// 1 on supported components of owned and ghost nodes, 0 elsewhere.
+  const NodeVector& supported() const { return m_fixed; }
+
+  /// Fresh zeroed node fields with the displacement's layout.
+  NodeVector make_node_vector(const std::string& name) const;
+  /// Sum over owned nodes and components of a . b. Collective.
+  double dot(const NodeVector& a, const NodeVector& b) const;
+  /// Cell fields of the element-centre strain (xx, yy, zz, xy, yz, zx) and von Mises stress [Pa]
+  /// of the current displacement; Not collective.
+  void strain_and_stress(std::array<Field, 6>& strain, Field& von_mises) const;
+  /// The halo plan of the node fields.
+  HaloPlan& node_halo() { return *m_node_halo; }
+  /// Unit-modulus element matrix k0, row-major (dim 2^dim)^2 entries, on the device.
+  const Kokkos::View<double*, MemorySpace>& unit_element_matrix() const { return m_k0; }
+  /// Iterations of every solve so far (forward and adjoint).
+  long total_iterations() const { return m_total_iterations; }
+
+  struct Petsc; ///< PETSc objects (matrix, vectors, KSP), kept out of this header
+
+ private:
+  void build_numbering();
+  void build_pattern();
+  void build_supports();
+  void build_loads();
+  void assemble();
+  SolveInfo run_ksp(const char* what);
+
+  const Domain& m_domain;
+  ElasticitySpec m_spec;
+  Lame m_lame;
+  std::unique_ptr<HaloPlan> m_node_halo;
+  Field m_density;
+  Field m_node_id; ///< global node number (as a double), ghosts filled
+  NodeVector m_u, m_f, m_fixed, m_fixed_value;
+  Kokkos::View<double*, MemorySpace> m_k0;
+  long m_owned_nodes = 0, m_first_node = 0, m_global_dofs = 0;
+  std::vector<long> m_fixed_rows; ///< owned supported global rows
+  std::vector<double> m_fixed_values;
+  long m_total_iterations = 0;
+  std::unique_ptr<Petsc> m_petsc;
+};
+
+} // namespace elasticity
+} // namespace undertow

@@ -1,0 +1,338 @@
+// Linear elasticity with Q1 elements: the element matrix (symmetry, rigid-body null space), the
+// matrix-free operator and the element-energy kernel against each other (dot-product tests), the
+// patch test in 2D and 3D, the plane-stress cantilever against the exact Timoshenko-Goodier
+// solution at second order, a 3D cantilever against Timoshenko beam theory, bad input, and the
+// same displacement on 1, 2 and 4 ranks.
+
+#include "test_support.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+#include "undertow/solvers/elasticity/elasticity.hpp"
+
+#include <cmath>
+#include <functional>
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::elasticity;
+using undertow::testing::fill_random;
+using undertow::testing::world;
+
+DomainSpec box(int dim, std::array<long, 3> cells, std::array<double, 3> length,
+               std::array<double, 3> origin = {0, 0, 0}) {
+  DomainSpec s;
+  s.dim = dim;
+  s.cells = cells;
+  s.length = length;
+  s.origin = origin;
+  return s;
+}
+
+Box whole_face(const DomainSpec& d, int axis, int side) {
+  Box b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = d.origin[a];
+    b.hi[a] = d.origin[a] + d.length[a];
+  }
+  b.lo[axis] = b.hi[axis] = d.origin[axis] + (side == 0 ? 0.0 : d.length[axis]);
+  return b;
+}
+
+using VectorFunction = std::function<std::array<double, 3>(double, double, double)>;
+
+/// Sets the owned values of a node vector from f(x, y, z), then fills its ghosts.
+void set_nodes(LinearElasticity& s, NodeVector& v, const VectorFunction& f) {
+  for (int c = 0; c < s.dim(); ++c) {
+    auto host = Kokkos::create_mirror_view(v[c].view());
+    Kokkos::deep_copy(host, v[c].view());
+    const GridGeometry g = v[c].geometry();
+    const IndexSpace o = v[c].owned();
+    for (long k = o.begin[2]; k < o.end[2]; ++k)
+      for (long j = o.begin[1]; j < o.end[1]; ++j)
+        for (long i = o.begin[0]; i < o.end[0]; ++i)
+          host(i, j, k) = f(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k))[c];
+    Kokkos::deep_copy(v[c].view(), host);
+    s.node_halo().fill(v[c]);
+  }
+}
+
+/// Largest |v - f| over owned nodes and components, on every rank.
+double max_error(const LinearElasticity& s, const NodeVector& v, const VectorFunction& f) {
+  double worst = 0;
+  for (int c = 0; c < s.dim(); ++c) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v[c].view());
+    const GridGeometry g = v[c].geometry();
+    const IndexSpace o = v[c].owned();
+    for (long k = o.begin[2]; k < o.end[2]; ++k)
+      for (long j = o.begin[1]; j < o.end[1]; ++j)
+        for (long i = o.begin[0]; i < o.end[0]; ++i) {
+          const double exact = f(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k))[c];
+          worst = std::max(worst, std::abs(host(i, j, k) - exact));
+        }
+  }
+  return s.domain().comm().max(worst);
+}
+
+/// Value of component c at the node nearest to x (on every rank).
+double value_at(const LinearElasticity& s, const NodeVector& v, int c, std::array<double, 3> x) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v[c].view());
+  const GridGeometry g = v[c].geometry();
+  const IndexSpace o = v[c].owned();
+  double found = -HUGE_VAL;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i) {
+        const double p[3] = {g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)};
+        bool here = true;
+        for (int a = 0; a < s.dim(); ++a)
+          here = here && std::abs(p[a] - x[a]) < 0.25 * g.h[a];
+        if (here)
+          found = host(i, j, k);
+      }
+  return s.domain().comm().max(found);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(Elasticity, ElementMatrixIsSymmetricWithRigidBodyNullSpace) {
+  for (int dim : {2, 3}) {
+    const double h[3] = {0.7, 1.3, 0.9};
+    const Lame lame = unit_lame(0.3, dim, true);
+    const int nn = nodes_per_element(dim), nd = dim * nn;
+    std::vector<double> k(nd * nd);
+    for (int r = 0; r < nd; ++r)
+      for (int s = 0; s < nd; ++s)
+        k[r * nd + s] = unit_stiffness(dim, h, lame, r, s);
+    double scale = 0;
+    for (double v : k)
+      scale = std::max(scale, std::abs(v));
+    for (int r = 0; r < nd; ++r)
+      for (int s = 0; s < nd; ++s)
+        EXPECT_NEAR(k[r * nd + s], k[s * nd + r], 1e-15 * scale);
+    // Translations and infinitesimal rotations produce no force.
+    std::vector<std::vector<double>> modes;
+    for (int c = 0; c < dim; ++c) {
+      std::vector<double> t(nd, 0.0);
+      for (int n = 0; n < nn; ++n)
+        t[dim * n + c] = 1.0;
+      modes.push_back(t);
+    }
+    for (int a = 0; a < dim; ++a)
+      for (int b = a + 1; b < dim; ++b) {
+        std::vector<double> rot(nd, 0.0);
+        for (int n = 0; n < nn; ++n) {
+          rot[dim * n + a] = -node_offset(n, b) * h[b];
+          rot[dim * n + b] = node_offset(n, a) * h[a];
+        }
+        modes.push_back(rot);
+      }
+    for (const auto& m : modes)
+      for (int r = 0; r < nd; ++r) {
+        double f = 0;
+        for (int s = 0; s < nd; ++s)
+          f += k[r * nd + s] * m[s];
+        EXPECT_NEAR(f, 0.0, 1e-14 * scale) << "dim " << dim;
+      }
+    // A uniform stretch along x: the force on the x = h face equals the stress times its area.
+    std::vector<double> stretch(nd, 0.0);
+    for (int n = 0; n < nn; ++n)
+      stretch[dim * n] = node_offset(n, 0) * h[0] * 1e-3; // eps_xx = 1e-3
+    double force = 0;
+    for (int n = 0; n < nn; ++n)
+      if (node_offset(n, 0) == 1)
+        for (int s = 0; s < nd; ++s)
+          force += k[dim * n * nd + s] * stretch[s];
+    const double area = dim == 2 ? h[1] : h[1] * h[2];
+    EXPECT_NEAR(force, (lame.lambda + 2 * lame.mu) * 1e-3 * area, 1e-15) << "dim " << dim;
+  }
+}
+
+/// A problem with random densities on `comm`: a cantilever clamped at x = 0.
+ElasticitySpec clamped_spec(const DomainSpec& d) {
+  ElasticitySpec spec;
+  spec.supports.push_back({whole_face(d, 0, 0), {true, true, true}, {0, 0, 0}});
+  Load tip;
+  tip.kind = LoadKind::Traction;
+  tip.box = whole_face(d, 0, 1);
+  tip.value = {0.0, -1.0, 0.0};
+  spec.loads.push_back(tip);
+  spec.rtol = 1e-12;
+  return spec;
+}
+
+// The matrix-free operator is symmetric across ranks, and the element-energy kernel (the
+// sensitivity of b^T K a to each element's modulus) is the transpose of E -> K(E) a.
+TEST(Elasticity, DotProductTestsOfOperatorAndElementEnergy) {
+  const auto& comm = world();
+  for (int dim : {2, 3}) {
+    const DomainSpec d = box(dim, {9, 7, 5}, {2.0, 1.0, 1.0});
+    const Domain domain(comm, d);
+    LinearElasticity s(domain, clamped_spec(d));
+    fill_random(s.density(), 11, comm.rank());
+    NodeVector x = s.make_node_vector("x"), y = s.make_node_vector("y");
+    NodeVector kx = s.make_node_vector("kx"), ky = s.make_node_vector("ky");
+    for (int c = 0; c < dim; ++c) {
+      fill_random(x[c], 21 + c, comm.rank());
+      fill_random(y[c], 31 + c, comm.rank());
+      s.node_halo().fill(x[c]);
+      s.node_halo().fill(y[c]);
+    }
+    s.apply_stiffness(x, kx);
+    s.apply_stiffness(y, ky);
+    const double xky = s.dot(x, ky), ykx = s.dot(y, kx);
+    EXPECT_NEAR(xky, ykx, 1e-13 * std::abs(xky)) << "dim " << dim;
+    // <K(dE) x, y> with K linear in E: sum_e dE_e y_e^T k0 x_e.
+    Field energy(domain, Location::Cell, 0, "energy");
+    s.element_energy(y, x, energy);
+    Field E(domain, Location::Cell, 0, "E");
+    copy(s.density(), E);
+    const FieldView rho = s.density().view(), e = E.view();
+    const Simp simp = s.simp();
+    for_each(
+        "test::modulus", E.owned(),
+        KOKKOS_LAMBDA(long i, long j, long k) { e(i, j, k) = simp.modulus(rho(i, j, k)); });
+    const double by_elements = global_dot(comm, E, energy);
+    EXPECT_NEAR(by_elements, ykx, 1e-13 * std::abs(ykx)) << "dim " << dim;
+  }
+}
+
+// A linear displacement field is reproduced exactly (to the solver's tolerance) when it is
+// prescribed on the whole boundary.
+TEST(Elasticity, PatchTest) {
+  const auto& comm = world();
+  for (int dim : {2, 3}) {
+    const DomainSpec d = box(dim, {7, 6, 5}, {1.4, 1.0, 0.8}, {0.3, -0.2, 0.1});
+    const Domain domain(comm, d);
+    auto linear = [](double x, double y, double z) {
+      return std::array<double, 3>{1e-3 * (1 + 2 * x - 3 * y + z), 1e-3 * (-2 + x + 4 * y - z),
+                                   1e-3 * (0.5 + 3 * x + y + 2 * z)};
+    };
+    ElasticitySpec spec;
+    for (int a = 0; a < dim; ++a)
+      for (int side = 0; side < 2; ++side)
+        spec.supports.push_back({whole_face(d, a, side), {true, true, true}, {0, 0, 0}});
+    spec.rtol = 1e-13;
+    LinearElasticity s(domain, spec);
+    // Boundary values that vary node by node are lifted: u = w + l with l the linear field on
+    // the supported nodes (0 inside), w = 0 on them, and K w = -K l.
+    NodeVector lifted = s.make_node_vector("lifted"), k_lifted = s.make_node_vector("k");
+    set_nodes(s, lifted, linear);
+    // Only boundary values are prescribed: zero the lifted field inside, keep it on supports.
+    for (int c = 0; c < dim; ++c) {
+      const FieldView l = lifted[c].view(), fixed = s.supported()[c].view();
+      for_each(
+          "test::boundary_only", lifted[c].ghosted(),
+          KOKKOS_LAMBDA(long i, long j, long k) { l(i, j, k) *= fixed(i, j, k); });
+    }
+    s.apply_stiffness(lifted, k_lifted);
+    for (int c = 0; c < dim; ++c) {
+      const FieldView f = s.load()[c].view(), kl = k_lifted[c].view();
+      for_each(
+          "test::lift", s.load()[c].owned(),
+          KOKKOS_LAMBDA(long i, long j, long k) { f(i, j, k) = -kl(i, j, k); });
+    }
+    s.solve();
+    NodeVector total = s.make_node_vector("total");
+    for (int c = 0; c < dim; ++c) {
+      copy(s.displacement()[c], total[c]);
+      axpy(1.0, lifted[c], total[c]);
+    }
+    EXPECT_LT(max_error(s, total, linear), 1e-12) << "dim " << dim;
+  }
+}
+
+/// Timoshenko & Goodier's plane-stress cantilever, 0 <= x <= L, -D/2 <= y <= D/2, unit
+/// thickness, an upward parabolic shear load of total P at x = L, the root's axis horizontal at
+/// (0, 0). Derived from sigma_xx = -P (L - x) y / I, tau_xy = P (D^2/4 - y^2) / (2 I), sigma_yy =
+/// 0 (docs/elasticity.md).
+struct Cantilever {
+  double L = 4, D = 1, E = 1000, nu = 0.3, P = 1;
+  double I() const { return D * D * D / 12; }
+  std::array<double, 3> operator()(double x, double y, double) const {
+    const double c = P / (E * I());
+    const double ux = -c * y * (L * x - x * x / 2) + nu * c * y * y * y / 6 -
+                      (1 + nu) * c * y * y * y / 3 + (1 + nu) * c * D * D * y / 4;
+    const double uy = nu * c * (L - x) * y * y / 2 + c * (L * x * x / 2 - x * x * x / 6);
+    return {ux, uy, 0};
+  }
+  double shear(double y) const { return P * (D * D / 4 - y * y) / (2 * I()); }
+};
+
+/// Relative error of the tip deflection u_y(L, 0) on an (8 m) x (2 m) grid.
+double cantilever_tip_error(const Communicator& comm, long m) {
+  const Cantilever exact;
+  const DomainSpec d = box(2, {8 * m, 2 * m, 1}, {exact.L, exact.D, 1}, {0, -exact.D / 2, 0});
+  const Domain domain(comm, d);
+  ElasticitySpec spec;
+  spec.simp.E0 = exact.E;
+  spec.poisson = exact.nu;
+  spec.supports.push_back({whole_face(d, 0, 0), {true, true, false}, {0, 0, 0}});
+  spec.rtol = 1e-13;
+  LinearElasticity s(domain, spec);
+  // The root's exact displacements, lifted like the patch test's boundary values.
+  NodeVector lifted = s.make_node_vector("lifted"), k_lifted = s.make_node_vector("k");
+  set_nodes(s, lifted, exact);
+  for (int c = 0; c < 2; ++c) {
+    const FieldView l = lifted[c].view(), fixed = s.supported()[c].view();
+    for_each(
+        "test::root_only", lifted[c].ghosted(),
+        KOKKOS_LAMBDA(long i, long j, long k) { l(i, j, k) *= fixed(i, j, k); });
+  }
+  s.apply_stiffness(lifted, k_lifted);
+  // Consistent nodal forces of the parabolic shear at x = L: two Gauss points per segment.
+  auto f = Kokkos::create_mirror_view(s.load()[1].view());
+  Kokkos::deep_copy(f, s.load()[1].view());
+  const GridGeometry g = s.load()[1].geometry();
+  const IndexSpace o = s.load()[1].owned();
+  const double h = d.length[1] / double(d.cells[1]);
+  for (long j = o.begin[1]; j < o.end[1]; ++j)
+    for (long i = o.begin[0]; i < o.end[0]; ++i) {
+      if (std::abs(g.coordinate(0, i) - exact.L) > 1e-9)
+        continue;
+      const double y = g.coordinate(1, j);
+      double load = 0;
+      for (int side : {-1, 1}) { // the segments below and above the node
+        const double other = y + side * h;
+        if (other < -exact.D / 2 - 1e-12 || other > exact.D / 2 + 1e-12)
+          continue;
+        for (double xi : {-1 / std::sqrt(3.0), 1 / std::sqrt(3.0)}) {
+          const double t = 0.5 * (1 + xi); // 0 at the node, 1 at the other end
+          load += 0.5 * h * (1 - t) * exact.shear(y + t * side * h);
+        }
+      }
+      f(i, j, 0) += load;
+    }
+  Kokkos::deep_copy(s.load()[1].view(), f);
+  for (int c = 0; c < 2; ++c)
+    axpy(-1.0, k_lifted[c], s.load()[c]);
+  s.solve();
+  NodeVector total = s.make_node_vector("total");
+  for (int c = 0; c < 2; ++c) {
+    copy(s.displacement()[c], total[c]);
+    axpy(1.0, lifted[c], total[c]);
+  }
+  const double tip = exact(exact.L, 0, 0)[1];
+  return std::abs(value_at(s, total, 1, {exact.L, 0, 0}) - tip) / tip;
+}
+
+TEST(Elasticity, CantileverTipConvergesAtSecondOrder) {
+  const auto& comm = world();
+  std::vector<double> errors;
+  for (long m : {2, 4, 8, 16})
+    errors.push_back(cantilever_tip_error(comm, m));
+  for (std::size_t q = 0; q < errors.size(); ++q) {
+    if (comm.is_root())
+      std::printf("cantilever %3ldx%-3ld tip error %.4e", 8L << (q + 1), 2L << (q + 1), errors[q]);
+    if (q > 0 && comm.is_root())
+      std::printf("  order %.3f", std::log2(errors[q - 1] / errors[q]));
+    if (comm.is_root())
+      std::printf("\n");
+  }
+  EXPECT_LT(errors.back(), 2e-3);
+  EXPECT_GT(std::log2(errors[errors.size() - 2] / errors.back()), 1.9);
+}
+
+} // namespace
