@@ -18,6 +18,7 @@ namespace {
 
 using namespace undertow;
 using namespace undertow::elasticity;
+using undertow::hash_uniform;
 using undertow::testing::fill_random;
 using undertow::testing::world;
 
@@ -336,3 +337,157 @@ TEST(Elasticity, CantileverTipConvergesAtSecondOrder) {
 }
 
 } // namespace
+
+/// Tip deflection of a 3D cantilever (L x 1 x 1, clamped at x = 0, uniform shear traction of
+/// total P = 1 at x = L) on an (10 m) x m x m grid, at the axis.
+double cantilever_3d_tip(const Communicator& comm, long m, double L, double E, double nu) {
+  const DomainSpec d = box(3, {10 * m, m, m}, {L, 1, 1});
+  const Domain domain(comm, d);
+  ElasticitySpec spec;
+  spec.simp.E0 = E;
+  spec.poisson = nu;
+  spec.supports.push_back({whole_face(d, 0, 0), {true, true, true}, {0, 0, 0}});
+  Load tip;
+  tip.kind = LoadKind::Traction;
+  tip.box = whole_face(d, 0, 1);
+  tip.value = {0.0, -1.0, 0.0}; // P / area with area 1
+  spec.loads.push_back(tip);
+  spec.rtol = 1e-10;
+  LinearElasticity s(domain, spec);
+  s.solve();
+  return -value_at(s, s.displacement(), 1, {L, 0.5, 0.5});
+}
+
+// Timoshenko beam theory: delta = P L^3 / (3 E I) + P L / (kappa G A), kappa = 5/6. The Q1
+// deflection converges at second order (Richardson's estimate from two grids); the remaining
+// difference is the 3D clamp and the end load's distribution, which beam theory ignores.
+TEST(Elasticity, Cantilever3dAgainstBeamTheory) {
+  const auto& comm = world();
+  const double L = 10, E = 1000, nu = 0.3, I = 1.0 / 12, G = E / (2 * (1 + nu));
+  const double beam = L * L * L / (3 * E * I) + L / (5.0 / 6.0 * G);
+  const double coarse = cantilever_3d_tip(comm, 4, L, E, nu);
+  const double fine = cantilever_3d_tip(comm, 8, L, E, nu);
+  const double extrapolated = (4 * fine - coarse) / 3;
+  if (comm.is_root())
+    std::printf("3D cantilever tip: 40x4x4 %.5f, 80x8x8 %.5f, extrapolated %.5f, beam theory "
+                "%.5f (difference %.2f%%)\n",
+                coarse, fine, extrapolated, beam, 100 * (extrapolated - beam) / beam);
+  EXPECT_LT(coarse, fine); // Q1 is too stiff in bending and relaxes under refinement
+  EXPECT_LT(std::abs(extrapolated - beam) / beam, 0.01);
+}
+
+/// Densities in [0.1, 1] hashed from the global cell index: the same field on any decomposition.
+void global_random_density(Field& rho) {
+  auto host = Kokkos::create_mirror_view(rho.view());
+  const IndexSpace o = rho.owned();
+  const auto& off = rho.layout().global_offset;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        host(i, j, k) = 0.1 + 0.9 * hash_uniform(std::uint64_t(
+                                        ((k + off[2]) * 1000 + (j + off[1])) * 1000 + i + off[0]));
+  Kokkos::deep_copy(rho.view(), host);
+}
+
+/// The displacement of a heterogeneous cantilever gathered on the root, component by component.
+std::vector<double> solve_gathered(const Communicator& comm, const DomainSpec& d,
+                                   LinearSolver solver) {
+  const Domain domain(comm, d);
+  ElasticitySpec spec = clamped_spec(d);
+  spec.solver = solver;
+  spec.rtol = 1e-12;
+  LinearElasticity s(domain, spec);
+  global_random_density(s.density());
+  s.solve();
+  std::vector<double> all;
+  for (int c = 0; c < d.dim; ++c) {
+    const auto part = gather_to_root(comm, s.displacement()[c]);
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  return all;
+}
+
+// The same displacement on 1, 2 and 4 ranks, with the direct solver and with CG + GAMG (whose
+// aggregates, and so iterates, depend on the partition, converged to 1e-12).
+TEST(Elasticity, DecompositionInvariance) {
+  const auto& comm = world();
+  const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+  for (int dim : {2, 3})
+    for (LinearSolver solver : {LinearSolver::Direct, LinearSolver::CgGamg}) {
+      const DomainSpec d = box(dim, {24, 8, 6}, {3.0, 1.0, 0.75});
+      const std::vector<double> parallel = solve_gathered(comm, d, solver);
+      std::vector<double> serial;
+      if (comm.rank() == 0)
+        serial = solve_gathered(alone, d, solver);
+      if (comm.rank() != 0)
+        continue;
+      ASSERT_EQ(parallel.size(), serial.size());
+      double scale = 0, diff = 0;
+      for (std::size_t q = 0; q < serial.size(); ++q) {
+        scale = std::max(scale, std::abs(serial[q]));
+        diff = std::max(diff, std::abs(serial[q] - parallel[q]));
+      }
+      // Round-off (and the CG tolerance, 1e-12) amplified by the condition number of a
+      // stiffness with densities down to 0.1.
+      const double allowed = 5e-12;
+      EXPECT_LT(diff / scale, allowed) << dim << "D, " << comm.size() << " ranks";
+      std::printf("%dD %s on %d ranks: max difference / max |u| = %.2e\n", dim,
+                  solver == LinearSolver::Direct ? "direct" : "CG+GAMG", comm.size(), diff / scale);
+    }
+}
+
+/// The message of the ConfigError or CollectiveError that building and solving `spec` throws.
+std::string failure(const DomainSpec& d, const ElasticitySpec& spec) {
+  const Domain domain(world(), d);
+  try {
+    LinearElasticity s(domain, spec);
+    s.solve();
+  } catch (const ConfigError& e) {
+    return std::string("config: ") + e.what();
+  } catch (const CollectiveError& e) {
+    return std::string("collective: ") + e.what();
+  }
+  return "no error";
+}
+
+void expect_failure(const DomainSpec& d, const ElasticitySpec& spec, const std::string& kind,
+                    const std::string& words) {
+  const std::string message = failure(d, spec);
+  EXPECT_EQ(message.rfind(kind, 0), 0u) << message;
+  EXPECT_NE(message.find(words), std::string::npos) << message;
+}
+
+TEST(Elasticity, BadInputGetsAClearError) {
+  const DomainSpec d = box(2, {8, 4, 1}, {2.0, 1.0, 1.0});
+  const ElasticitySpec good = clamped_spec(d);
+  DomainSpec periodic = d;
+  periodic.periodic[0] = true;
+  expect_failure(periodic, good, "config", "periodic");
+
+  ElasticitySpec s = good;
+  s.supports.clear();
+  expect_failure(d, s, "config", "rigid body");
+
+  s = good;
+  s.supports[0].box.lo = {5, 5, 0};
+  s.supports[0].box.hi = {6, 6, 0};
+  expect_failure(d, s, "config", "support 1");
+
+  s = good;
+  s.loads[0].box.lo[0] = s.loads[0].box.hi[0] = 1.0; // inside, not on a boundary
+  expect_failure(d, s, "config", "flat along one axis");
+
+  s = good;
+  s.poisson = 0.5;
+  expect_failure(d, s, "config", "Poisson");
+
+  // Only u_x held at the root: the structure can slide along y (round-off would let CG
+  // "converge" to a displacement of 1e14).
+  s = good;
+  s.supports[0].fixed = {true, false, false};
+  expect_failure(d, s, "config", "translation along y");
+  // Only one node held: the structure can turn about it.
+  s = good;
+  s.supports[0].box.lo = s.supports[0].box.hi = {0, 0, 0};
+  expect_failure(d, s, "config", "rotation");
+}

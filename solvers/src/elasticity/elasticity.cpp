@@ -512,7 +512,7 @@ void LinearElasticity::build_pattern() {
 void LinearElasticity::build_supports() {
   const double tol = 0.25 * std::min({m_domain.spacing(0), m_domain.spacing(1),
                                       dim() == 3 ? m_domain.spacing(2) : m_domain.spacing(0)});
-  std::array<Kokkos::View<double***, FieldLayoutTag, Kokkos::HostSpace>, 3> fixed, value;
+  std::array<HostNodeView, 3> fixed, value;
   for (int c = 0; c < dim(); ++c) {
     fixed[c] = Kokkos::create_mirror_view(m_fixed[c].view());
     value[c] = Kokkos::create_mirror_view(m_fixed_value[c].view());
@@ -543,6 +543,7 @@ void LinearElasticity::build_supports() {
                         describe(sup.box, dim()) +
                         ") holds no node; widen the box to reach the grid's nodes");
   }
+  check_rigid_body_motions(fixed);
   m_fixed_rows.clear();
   m_fixed_values.clear();
   for (long k = s.begin[2]; k < s.end[2]; ++k)
@@ -560,6 +561,77 @@ void LinearElasticity::build_supports() {
     m_node_halo->fill(m_fixed_value[c]);
   }
   m_petsc->rows.assign(m_fixed_rows.begin(), m_fixed_rows.end());
+}
+
+void LinearElasticity::check_rigid_body_motions(const std::array<HostNodeView, 3>& fixed) const {
+  // Gram matrix of the rigid-body modes restricted to the supported components: singular if
+  // some combination of the modes moves no supported component. Coordinates are centred and
+  // scaled by the box size so that rotations and translations weigh alike.
+  const int modes = dim() == 2 ? 3 : 6;
+  const char* names[6] = {"translation along x", "translation along y", "translation along z",
+                          "rotation about z",    "rotation about x",    "rotation about y"};
+  const std::vector<int> mode_ids =
+      dim() == 2 ? std::vector<int>{0, 1, 3} : std::vector<int>{0, 1, 2, 3, 4, 5};
+  double centre[3], size = 0;
+  for (int a = 0; a < 3; ++a) {
+    centre[a] = m_domain.spec().origin[a] + 0.5 * m_domain.spec().length[a];
+    if (a < dim())
+      size = std::max(size, m_domain.spec().length[a]);
+  }
+  std::vector<double> gram(modes * modes, 0.0);
+  const GridGeometry g = m_u[0].geometry();
+  const IndexSpace s = m_u[0].owned();
+  for (long k = s.begin[2]; k < s.end[2]; ++k)
+    for (long j = s.begin[1]; j < s.end[1]; ++j)
+      for (long i = s.begin[0]; i < s.end[0]; ++i) {
+        double x[3] = {0, 0, 0};
+        for (int a = 0; a < dim(); ++a)
+          x[a] = (g.coordinate(a, a == 0 ? i : a == 1 ? j : k) - centre[a]) / size;
+        for (int c = 0; c < dim(); ++c) {
+          if (fixed[c](i, j, k) == 0.0)
+            continue;
+          // Component c of each mode at x.
+          double m[6] = {c == 0 ? 1.0 : 0.0,
+                         c == 1 ? 1.0 : 0.0,
+                         c == 2 ? 1.0 : 0.0,
+                         c == 0   ? -x[1]
+                         : c == 1 ? x[0]
+                                  : 0.0,
+                         c == 1   ? -x[2]
+                         : c == 2 ? x[1]
+                                  : 0.0,
+                         c == 2   ? -x[0]
+                         : c == 0 ? x[2]
+                                  : 0.0};
+          for (int a = 0; a < modes; ++a)
+            for (int b = 0; b < modes; ++b)
+              gram[a * modes + b] += m[mode_ids[a]] * m[mode_ids[b]];
+        }
+      }
+  MPI_Allreduce(MPI_IN_PLACE, gram.data(), modes * modes, MPI_DOUBLE, MPI_SUM,
+                m_domain.comm().raw());
+  // Cholesky: a vanishing pivot names a mode that the earlier ones and the supports leave free.
+  double largest = 0;
+  for (int a = 0; a < modes; ++a)
+    largest = std::max(largest, gram[a * modes + a]);
+  for (int a = 0; a < modes; ++a) {
+    double pivot = gram[a * modes + a];
+    for (int q = 0; q < a; ++q)
+      pivot -= gram[a * modes + q] * gram[a * modes + q];
+    if (!(pivot > 1e-10 * std::max(largest, 1.0)))
+      throw ConfigError(std::string("elasticity: the supports leave a rigid-body motion free (") +
+                        names[mode_ids[a]] +
+                        "), so the stiffness is singular; hold more components or more nodes "
+                        "(a rotation needs two held nodes, or a held edge or face)");
+    const double l = std::sqrt(pivot);
+    gram[a * modes + a] = l;
+    for (int b = a + 1; b < modes; ++b) {
+      double v = gram[b * modes + a];
+      for (int q = 0; q < a; ++q)
+        v -= gram[b * modes + q] * gram[a * modes + q];
+      gram[b * modes + a] = v / l;
+    }
+  }
 }
 
 void LinearElasticity::build_loads() {
@@ -660,7 +732,10 @@ SolveInfo LinearElasticity::solve() {
       MatZeroRowsColumns(p.K, static_cast<PetscInt>(p.rows.size()), p.rows.data(), 1.0, p.x, p.b),
       "MatZeroRowsColumns");
   check_petsc(KSPSetOperators(p.ksp, p.K, p.K), "KSPSetOperators");
-  check_petsc(KSPSetInitialGuessNonzero(p.ksp, PETSC_TRUE), "KSPSetInitialGuessNonzero");
+  // An iterative solve starts from the last displacement (a direct one needs no guess).
+  check_petsc(KSPSetInitialGuessNonzero(p.ksp, m_spec.solver == LinearSolver::Direct ? PETSC_FALSE
+                                                                                     : PETSC_TRUE),
+              "KSPSetInitialGuessNonzero");
   const SolveInfo info = run_ksp("displacement");
   from_petsc(p.x, dim(), packed, m_u);
   for (int c = 0; c < dim(); ++c)

@@ -82,7 +82,8 @@ class LinearElasticity {
  public:
   /// Numbers the nodes, builds the COO pattern, the near null space and the load vector from
   /// `spec`. Throws ConfigError for a periodic domain, an empty support or load box, a traction
-  /// box that is not on a boundary face, or a structure with no support at all. Collective.
+  /// box that is not on a boundary face, or supports that leave a rigid-body motion free.
+  /// Collective.
   LinearElasticity(const Domain& domain, const ElasticitySpec& spec);
   ~LinearElasticity();
   LinearElasticity(const LinearElasticity&) = delete;
@@ -148,6 +149,9 @@ class LinearElasticity {
   void build_pattern();
   void build_supports();
   void build_loads();
+  using HostNodeView = Kokkos::View<double***, FieldLayoutTag, Kokkos::HostSpace>;
+  /// Throws ConfigError if the supported components leave a rigid-body motion free.
+  void check_rigid_body_motions(const std::array<HostNodeView, 3>& fixed) const;
   void assemble();
   SolveInfo run_ksp(const char* what);
 
