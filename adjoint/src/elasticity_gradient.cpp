@@ -1,0 +1,78 @@
+#include "undertow/adjoint/elasticity_gradient.hpp"
+
+namespace undertow {
+namespace adjoint {
+
+using elasticity::LinearElasticity;
+using elasticity::NodeVector;
+using elasticity::Simp;
+
+namespace {
+
+bool has_weights(const StaticObjective& objective) {
+  return objective.displacement_weights[0].view().data() != nullptr;
+}
+
+/// out := a * x + b * y over every local value (ghosts included), component by component.
+void combine(int dim, double a, const NodeVector& x, double b, const NodeVector* y,
+             NodeVector& out) {
+  for (int c = 0; c < dim; ++c) {
+    const FieldView o = out[c].view(), xv = x[c].view();
+    const FieldView yv = y ? (*y)[c].view() : xv;
+    const double wy = y ? b : 0.0;
+    for_each(
+        "elasticity_adjoint::combine", out[c].ghosted(),
+        KOKKOS_LAMBDA(long i, long j, long k) { o(i, j, k) = a * xv(i, j, k) + wy * yv(i, j, k); });
+  }
+}
+
+/// grad_e := -E'(rho_e) energy_e, and returns -sum_e rho_e^p energy_e (this rank's part of
+/// dJ/dE0).
+double chain_through_simp(const Field& density, const Simp& simp, const Field& energy,
+                          Field& grad) {
+  const FieldView rho = density.view(), e = energy.view(), g = grad.view();
+  for_each(
+      "elasticity_adjoint::density_gradient", density.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) {
+        g(i, j, k) = -simp.modulus_derivative(rho(i, j, k)) * e(i, j, k);
+      });
+  return local_sum(
+      "elasticity_adjoint::modulus_gradient", density.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        acc -= simp.modulus_per_E0(rho(i, j, k)) * e(i, j, k);
+      });
+}
+
+} // namespace
+
+double static_objective(const LinearElasticity& solver, const StaticObjective& objective) {
+  double value = objective.compliance_weight * solver.compliance();
+  if (has_weights(objective))
+    value += solver.dot(objective.displacement_weights, solver.displacement());
+  return value;
+}
+
+StaticGradient static_gradient(LinearElasticity& solver, const StaticObjective& objective) {
+  const int dim = solver.dim();
+  StaticGradient out;
+  out.value = static_objective(solver, objective);
+  // Right-hand side of the adjoint: dJ/du = w f + g.
+  NodeVector rhs = solver.make_node_vector("adjoint::rhs");
+  combine(dim, objective.compliance_weight, solver.load(), 1.0,
+          has_weights(objective) ? &objective.displacement_weights : nullptr, rhs);
+  NodeVector lambda = solver.make_node_vector("adjoint::lambda");
+  out.adjoint_iterations = solver.solve_adjoint(rhs, lambda).iterations;
+
+  const Domain& d = solver.domain();
+  Field energy(d, Location::Cell, 0, "adjoint::element_energy");
+  solver.element_energy(lambda, solver.displacement(), energy);
+  out.density = Field(d, Location::Cell, 0, "adjoint::dJ_drho");
+  out.youngs_modulus =
+      d.comm().sum(chain_through_simp(solver.density(), solver.spec().simp, energy, out.density));
+  out.load = solver.make_node_vector("adjoint::dJ_df");
+  combine(dim, objective.compliance_weight, solver.displacement(), 1.0, &lambda, out.load);
+  return out;
+}
+
+} // namespace adjoint
+} // namespace undertow

@@ -1,0 +1,172 @@
+// Gradients of static elasticity objectives (compliance, a tip displacement) with respect to
+// the element densities, the loads and E0: Taylor tests, whose first-order remainder must fall
+// at second order, on 1, 2 and 4 ranks.
+
+#include "test_support.hpp"
+
+#include "undertow/adjoint/elasticity_gradient.hpp"
+#include "undertow/core/reductions.hpp"
+
+#include <cmath>
+#include <functional>
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::elasticity;
+using undertow::hash_uniform;
+using undertow::adjoint::StaticGradient;
+using undertow::adjoint::StaticObjective;
+using undertow::testing::world;
+
+/// Values in [lo, lo + span) hashed from the global index: the same on any decomposition.
+void fill_global(Field& f, std::uint64_t seed, double lo, double span) {
+  auto host = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(host, f.view());
+  const IndexSpace o = f.owned();
+  const auto& off = f.layout().global_offset;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        host(i, j, k) =
+            lo + span * hash_uniform(
+                            seed * 1000003ull +
+                            std::uint64_t(((k + off[2]) * 1000 + j + off[1]) * 1000 + i + off[0]));
+  Kokkos::deep_copy(f.view(), host);
+}
+
+/// A heterogeneous 2D or 3D cantilever under a tip traction and its own weight.
+ElasticitySpec cantilever(const DomainSpec& d) {
+  ElasticitySpec spec;
+  Box root;
+  root.hi = {0, d.length[1], d.length[2]};
+  spec.supports.push_back({root, {true, true, true}, {0, 0, 0}});
+  Load tip;
+  tip.kind = LoadKind::Traction;
+  tip.box.lo = {d.length[0], 0, 0};
+  tip.box.hi = {d.length[0], d.length[1], d.length[2]};
+  tip.value = {0.2, -1.0, 0.1};
+  spec.loads.push_back(tip);
+  Load weight;
+  weight.kind = LoadKind::Body;
+  weight.box.hi = {d.length[0], d.length[1], d.length[2]};
+  weight.value = {0.0, -0.3, 0.0};
+  spec.loads.push_back(weight);
+  spec.simp.E0 = 2.0;
+  spec.simp.E_min = 1e-3;
+  spec.solver = LinearSolver::Direct;
+  return spec;
+}
+
+/// min over consecutive h of log2(r(h) / r(h/2)), r = |J(m + h dm) - J(m) - h dJ.dm|; or 2 if
+/// every remainder is at round-off (J linear along dm).
+double taylor_rate(const std::function<double(double)>& J_at, double J0, double slope,
+                   const char* what) {
+  std::vector<double> r;
+  double h = 0.05;
+  for (int q = 0; q < 5; ++q, h /= 2)
+    r.push_back(std::abs(J_at(h) - J0 - h * slope));
+  double rate = HUGE_VAL;
+  bool exact = true;
+  for (std::size_t q = 0; q < r.size(); ++q)
+    exact = exact && r[q] < 1e-11 * std::abs(J0);
+  if (exact) {
+    if (world().is_root())
+      std::printf("%-32s remainders at round-off (J is linear along this direction)\n", what);
+    return 2.0;
+  }
+  for (std::size_t q = 0; q + 1 < r.size(); ++q)
+    rate = std::min(rate, std::log2(r[q] / r[q + 1]));
+  if (world().is_root())
+    std::printf("%-32s remainders %.3e ... %.3e, minimum rate %.3f\n", what, r.front(), r.back(),
+                rate);
+  return rate;
+}
+
+void check_gradients(int dim, bool compliance) {
+  const auto& comm = world();
+  DomainSpec d;
+  d.dim = dim;
+  d.cells = {12, 4, 3};
+  d.length = {3.0, 1.0, 0.75};
+  const Domain domain(comm, d);
+  LinearElasticity s(domain, cantilever(d));
+  fill_global(s.density(), 5, 0.2, 0.7);
+  StaticObjective objective;
+  if (!compliance) { // u_y at the tip's lower corner
+    objective.compliance_weight = 0.0;
+    objective.displacement_weights = s.make_node_vector("g");
+    auto host = Kokkos::create_mirror_view(objective.displacement_weights[1].view());
+    Kokkos::deep_copy(host, 0.0);
+    const GridGeometry g = objective.displacement_weights[1].geometry();
+    const IndexSpace o = objective.displacement_weights[1].owned();
+    for (long k = o.begin[2]; k < o.end[2]; ++k)
+      for (long j = o.begin[1]; j < o.end[1]; ++j)
+        for (long i = o.begin[0]; i < o.end[0]; ++i)
+          if (std::abs(g.coordinate(0, i) - d.length[0]) < 1e-9 &&
+              std::abs(g.coordinate(1, j)) < 1e-9 &&
+              (dim == 2 || std::abs(g.coordinate(2, k)) < 1e-9))
+            host(i, j, k) = 1.0;
+    Kokkos::deep_copy(objective.displacement_weights[1].view(), host);
+  }
+  s.solve();
+  const StaticGradient grad = adjoint::static_gradient(s, objective);
+  const double J0 = grad.value;
+  const std::string name = std::to_string(dim) + "D " + (compliance ? "compliance" : "tip u_y");
+
+  // Densities.
+  Field rho0(domain, Location::Cell, 0, "rho0"), drho(domain, Location::Cell, 0, "drho");
+  copy(s.density(), rho0);
+  fill_global(drho, 17, -1.0, 2.0);
+  const double slope_rho = global_dot(comm, grad.density, drho);
+  auto J_rho = [&](double h) {
+    copy(rho0, s.density());
+    axpy(h, drho, s.density());
+    s.solve();
+    return adjoint::static_objective(s, objective);
+  };
+  EXPECT_GE(taylor_rate(J_rho, J0, slope_rho, (name + ", densities").c_str()), 1.9);
+  copy(rho0, s.density());
+
+  // Loads (free components only move u).
+  NodeVector f0 = s.make_node_vector("f0"), df = s.make_node_vector("df");
+  for (int c = 0; c < dim; ++c) {
+    copy(s.load()[c], f0[c]);
+    fill_global(df[c], 31 + c, -1.0, 2.0);
+  }
+  const double slope_f = s.dot(grad.load, df);
+  auto J_f = [&](double h) {
+    for (int c = 0; c < dim; ++c) {
+      copy(f0[c], s.load()[c]);
+      axpy(h, df[c], s.load()[c]);
+    }
+    s.solve();
+    return adjoint::static_objective(s, objective);
+  };
+  EXPECT_GE(taylor_rate(J_f, J0, slope_f, (name + ", loads").c_str()), 1.9);
+  for (int c = 0; c < dim; ++c)
+    copy(f0[c], s.load()[c]);
+
+  // E0.
+  const double E0 = s.simp().E0;
+  auto J_E = [&](double h) {
+    s.simp().E0 = E0 + h;
+    s.solve();
+    return adjoint::static_objective(s, objective);
+  };
+  EXPECT_GE(taylor_rate(J_E, J0, grad.youngs_modulus, (name + ", E0").c_str()), 1.9);
+  s.simp().E0 = E0;
+}
+
+TEST(ElasticityGradient, CompliancePassesTaylorTests) {
+  check_gradients(2, true);
+  check_gradients(3, true);
+}
+
+TEST(ElasticityGradient, TipDisplacementPassesTaylorTests) {
+  check_gradients(2, false);
+  check_gradients(3, false);
+}
+
+} // namespace
