@@ -1,0 +1,130 @@
+#include "undertow/adjoint/density_filter.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace adjoint {
+
+namespace {
+
+/// Owned values of `src` into the owned values of `dst` (layouts of different ghost widths).
+void copy_owned(const Field& src, Field& dst) {
+  const FieldView s = src.view(), d = dst.view();
+  long shift[3];
+  for (int a = 0; a < 3; ++a)
+    shift[a] = dst.layout().global_offset[a] - src.layout().global_offset[a];
+  const long s0 = shift[0], s1 = shift[1], s2 = shift[2];
+  for_each(
+      "filter::copy_owned", src.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { d(i - s0, j - s1, k - s2) = s(i, j, k); });
+}
+
+/// The filter's stencil: weights max(0, r - distance) to the cells within `reach` along each
+/// axis that lie inside the global box.
+struct Stencil {
+  double radius;
+  double h[3];
+  int reach[3];
+  long offset[3]; ///< global index of local index 0 of the work field
+  long cells[3];  ///< global cells per axis
+
+  /// Σ_i H_ei v_i for the cell (i, j, k) of the work field; `v` null gives Σ_i H_ei.
+  KOKKOS_INLINE_FUNCTION double sum(const FieldView& v, bool weights_only, long i, long j,
+                                    long k) const {
+    double acc = 0.0;
+    for (int dk = -reach[2]; dk <= reach[2]; ++dk)
+      for (int dj = -reach[1]; dj <= reach[1]; ++dj)
+        for (int di = -reach[0]; di <= reach[0]; ++di) {
+          const long gi = i + di + offset[0], gj = j + dj + offset[1], gk = k + dk + offset[2];
+          if (gi < 0 || gi >= cells[0] || gj < 0 || gj >= cells[1] || gk < 0 || gk >= cells[2])
+            continue;
+          const double dx = di * h[0], dy = dj * h[1], dz = dk * h[2];
+          const double w = radius - std::sqrt(dx * dx + dy * dy + dz * dz);
+          if (w > 0.0)
+            acc += w * (weights_only ? 1.0 : v(i + di, j + dj, k + dk));
+        }
+    return acc;
+  }
+};
+
+Stencil make_stencil(const Domain& d, const Field& work, double radius, int reach) {
+  Stencil s;
+  s.radius = radius;
+  for (int a = 0; a < 3; ++a) {
+    s.h[a] = d.spacing(a);
+    s.reach[a] = a < d.dim() ? reach : 0;
+    s.offset[a] = work.layout().global_offset[a];
+    s.cells[a] = d.global_cells(a);
+  }
+  return s;
+}
+
+/// out(owned) := Σ H v / weight_sum, or Σ H v alone when `weight_sum` is empty.
+void stencil_sum(const Stencil& st, const Field& v_field, const Field* weight_sum, bool divide,
+                 Field& out_field) {
+  const FieldView v = v_field.view(), out = out_field.view();
+  const FieldView ws = weight_sum ? weight_sum->view() : v;
+  long shift[3];
+  for (int a = 0; a < 3; ++a)
+    shift[a] = out_field.layout().global_offset[a] - v_field.layout().global_offset[a];
+  const long s0 = shift[0], s1 = shift[1], s2 = shift[2];
+  for_each(
+      "filter::stencil_sum", v_field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const double total = st.sum(v, false, i, j, k);
+        out(i - s0, j - s1, k - s2) = divide ? total / ws(i, j, k) : total;
+      });
+}
+
+void weight_sums(const Stencil& st, Field& ws_field) {
+  const FieldView ws = ws_field.view();
+  for_each(
+      "filter::weight_sums", ws_field.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { ws(i, j, k) = st.sum(ws, true, i, j, k); });
+}
+
+/// v := v / weight_sum over the owned cells.
+void divide_by(const Field& ws_field, Field& v_field) {
+  const FieldView ws = ws_field.view(), v = v_field.view();
+  for_each(
+      "filter::divide", v_field.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) /= ws(i, j, k); });
+}
+
+} // namespace
+
+DensityFilter::DensityFilter(const Domain& domain, double radius)
+    : m_domain(domain), m_radius(radius) {
+  if (!(radius > 0))
+    throw ConfigError(format("density filter: radius %g must be > 0 (in length units; 1.5 "
+                             "element widths is usual)",
+                             radius));
+  double h_min = domain.spacing(0);
+  for (int a = 1; a < domain.dim(); ++a)
+    h_min = std::min(h_min, domain.spacing(a));
+  m_reach = std::max(0, static_cast<int>(std::ceil(radius / h_min)) - 1);
+  m_halo = std::make_unique<HaloPlan>(domain, Location::Cell, m_reach);
+  m_work = Field(domain, Location::Cell, m_reach, "filter::work");
+  m_weight_sum = Field(domain, Location::Cell, m_reach, "filter::weight_sum");
+  weight_sums(make_stencil(domain, m_work, radius, m_reach), m_weight_sum);
+}
+
+DensityFilter::~DensityFilter() = default;
+
+void DensityFilter::apply(const Field& x, Field& out) {
+  copy_owned(x, m_work);
+  m_halo->fill(m_work);
+  stencil_sum(make_stencil(m_domain, m_work, m_radius, m_reach), m_work, &m_weight_sum, true, out);
+}
+
+void DensityFilter::apply_transpose(const Field& g, Field& out) {
+  copy_owned(g, m_work);
+  divide_by(m_weight_sum, m_work);
+  m_halo->fill(m_work);
+  stencil_sum(make_stencil(m_domain, m_work, m_radius, m_reach), m_work, nullptr, false, out);
+}
+
+} // namespace adjoint
+} // namespace undertow

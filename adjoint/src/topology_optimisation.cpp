@@ -1,0 +1,119 @@
+#include "undertow/adjoint/topology_optimisation.hpp"
+
+#include "undertow/adjoint/elasticity_gradient.hpp"
+#include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
+#include "undertow/core/reductions.hpp"
+
+#include <chrono>
+#include <cmath>
+
+namespace undertow {
+namespace adjoint {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The optimality-criteria candidate for volume multiplier `lmid`:
+/// x_new = clamp(x sqrt(-dc / (dv lmid)), max(0, x - move), min(1, x + move)).
+KOKKOS_INLINE_FUNCTION double oc_update(double x, double dc, double dv, double lmid, double move) {
+  const double ratio = dc < 0.0 ? -dc / (dv * lmid) : 0.0;
+  const double candidate = x * std::sqrt(ratio);
+  const double lo = x - move > 0.0 ? x - move : 0.0;
+  const double hi = x + move < 1.0 ? x + move : 1.0;
+  return candidate < lo ? lo : (candidate > hi ? hi : candidate);
+}
+
+void oc_candidate(const Field& x_field, const Field& dc_field, const Field& dv_field, double lmid,
+                  double move, Field& out_field) {
+  const FieldView x = x_field.view(), dc = dc_field.view(), dv = dv_field.view(),
+                  out = out_field.view();
+  for_each(
+      "topology::oc_update", x_field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        out(i, j, k) = oc_update(x(i, j, k), dc(i, j, k), dv(i, j, k), lmid, move);
+      });
+}
+
+double max_change(const Communicator& comm, const Field& a_field, const Field& b_field) {
+  const FieldView a = a_field.view(), b = b_field.view();
+  return comm.max(local_max(
+      "topology::change", a_field.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
+        const double d = std::abs(a(i, j, k) - b(i, j, k));
+        m = d > m ? d : m;
+      }));
+}
+
+} // namespace
+
+TopologyOptimisation::TopologyOptimisation(elasticity::LinearElasticity& solver,
+                                           const TopologySettings& settings)
+    : m_solver(solver), m_settings(settings), m_filter(solver.domain(), settings.filter_radius) {
+  if (!(settings.volume_fraction > 0 && settings.volume_fraction < 1))
+    throw ConfigError(
+        format("topology: volume_fraction %g must lie in (0, 1)", settings.volume_fraction));
+  if (!(settings.move > 0 && settings.move <= 1))
+    throw ConfigError(format("topology: move %g must lie in (0, 1]", settings.move));
+  const Domain& d = solver.domain();
+  m_x = Field(d, Location::Cell, 0, "topology::x");
+  m_x_new = Field(d, Location::Cell, 0, "topology::x_new");
+  m_dc = Field(d, Location::Cell, 0, "topology::dc");
+  m_dv = Field(d, Location::Cell, 0, "topology::dv");
+  m_ones = Field(d, Location::Cell, 0, "topology::ones");
+  m_filtered = Field(d, Location::Cell, 0, "topology::filtered");
+  fill_value(m_x, m_x.owned(), settings.volume_fraction);
+  fill_value(m_ones, m_ones.owned(), 1.0);
+  // dv: the volume's sensitivities through the filter (the volume is linear in x̃).
+  m_filter.apply_transpose(m_ones, m_dv);
+  m_filter.apply(m_x, m_solver.density());
+}
+
+TopologyIteration TopologyOptimisation::step() {
+  const Communicator& comm = m_solver.domain().comm();
+  const double cells = double(m_x.layout().global.size());
+  TopologyIteration out;
+  out.iteration = ++m_iteration;
+  const long before = m_solver.total_iterations();
+
+  auto start = std::chrono::steady_clock::now();
+  m_solver.solve();
+  out.seconds_solve = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  StaticObjective compliance;
+  const StaticGradient g = static_gradient(m_solver, compliance);
+  out.compliance = g.value;
+  m_filter.apply_transpose(g.density, m_dc);
+  out.seconds_sensitivity = seconds_since(start);
+  out.solver_iterations = m_solver.total_iterations() - before;
+
+  // Bisection on the volume multiplier, as the reference code does it.
+  start = std::chrono::steady_clock::now();
+  double l1 = 0.0, l2 = 1e9;
+  const double target = m_settings.volume_fraction * cells;
+  while ((l2 - l1) / (l1 + l2) > 1e-3) {
+    const double lmid = 0.5 * (l2 + l1);
+    oc_candidate(m_x, m_dc, m_dv, lmid, m_settings.move, m_x_new);
+    m_filter.apply(m_x_new, m_filtered);
+    if (global_sum(comm, m_filtered) > target)
+      l1 = lmid;
+    else
+      l2 = lmid;
+  }
+  m_last_change = max_change(comm, m_x_new, m_x);
+  copy(m_x_new, m_x);
+  copy(m_filtered, m_solver.density());
+  out.change = m_last_change;
+  out.volume = global_sum(comm, m_solver.density()) / cells;
+  out.seconds_update = seconds_since(start);
+  if (!std::isfinite(out.compliance))
+    throw CollectiveError("topology: the compliance is not finite at iteration " +
+                          std::to_string(out.iteration) +
+                          "; raise elasticity.E_min so that void elements keep some stiffness");
+  return out;
+}
+
+} // namespace adjoint
+} // namespace undertow
