@@ -3,6 +3,7 @@
 /// CUDA build) and compares them with host loops that spell the same differences out. Needs no
 /// MPI, PETSc or HDF5; tests/tools/cuda_kernel_check.sh builds and runs it. Exit 0 on agreement.
 
+#include "undertow/solvers/elasticity/element.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -87,6 +88,32 @@ int check_navier_stokes() {
          report("navier_stokes::momentum_tendency (relative to terms)", tend_error, 1e-14);
 }
 
+/// The unit-modulus Q1 element matrices, 2D plane stress and 3D, computed in a kernel.
+int check_elasticity() {
+  namespace el = undertow::elasticity;
+  int failures = 0;
+  for (int dim : {2, 3}) {
+    const int nd = dim * el::nodes_per_element(dim);
+    const el::Lame lame = el::unit_lame(0.3, dim, true);
+    const double h[3] = {0.7, 1.3, 0.9};
+    Kokkos::View<double*> k0("k0", nd * nd);
+    Kokkos::parallel_for(
+        "check::unit_stiffness", nd * nd,
+        KOKKOS_LAMBDA(int t) { k0(t) = el::unit_stiffness(dim, h, lame, t / nd, t % nd); });
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k0);
+    double error = 0, scale = 0;
+    for (int t = 0; t < nd * nd; ++t) {
+      const double expected = el::unit_stiffness(dim, h, lame, t / nd, t % nd);
+      error = std::fmax(error, std::fabs(host(t) - expected));
+      scale = std::fmax(scale, std::fabs(expected));
+    }
+    failures += report(dim == 2 ? "elasticity::unit_stiffness 2D (relative)"
+                                : "elasticity::unit_stiffness 3D (relative)",
+                       error / scale, 1e-15);
+  }
+  return failures;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -95,6 +122,7 @@ int main(int argc, char** argv) {
   {
     std::printf("execution space: %s\n", Kokkos::DefaultExecutionSpace::name());
     failures += check_navier_stokes();
+    failures += check_elasticity();
   }
   Kokkos::finalize();
   std::printf("%s\n", failures == 0 ? "all point functions agree" : "DISAGREEMENT");
