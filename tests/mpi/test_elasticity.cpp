@@ -96,6 +96,39 @@ double value_at(const LinearElasticity& s, const NodeVector& v, int c, std::arra
   return s.domain().comm().max(found);
 }
 
+/// Zeroes `v` where `mask` is 0, ghosts included.
+void keep_masked(Field& v, const Field& mask) {
+  const FieldView l = v.view(), m = mask.view();
+  for_each(
+      "test::keep_masked", v.ghosted(),
+      KOKKOS_LAMBDA(long i, long j, long k) { l(i, j, k) *= m(i, j, k); });
+}
+
+/// Boundary values that vary node by node, lifted: u = w + l with l = f on the supported
+/// components (0 elsewhere), w = 0 there, and K w = load - K l. Subtracts K l from the solver's
+/// load and returns l.
+NodeVector lift(LinearElasticity& s, const VectorFunction& f) {
+  NodeVector l = s.make_node_vector("lifted"), kl = s.make_node_vector("k_lifted");
+  set_nodes(s, l, f);
+  for (int c = 0; c < s.dim(); ++c)
+    keep_masked(l[c], s.supported()[c]);
+  s.apply_stiffness(l, kl);
+  for (int c = 0; c < s.dim(); ++c)
+    axpy(-1.0, kl[c], s.load()[c]);
+  return l;
+}
+
+/// The elements' Young's moduli E(rho_e).
+Field modulus(const LinearElasticity& s) {
+  Field E(s.domain(), Location::Cell, 0, "E");
+  const FieldView rho = s.density().view(), e = E.view();
+  const Simp simp = s.spec().simp;
+  for_each(
+      "test::modulus", E.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { e(i, j, k) = simp.modulus(rho(i, j, k)); });
+  return E;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 TEST(Elasticity, ElementMatrixIsSymmetricWithRigidBodyNullSpace) {
@@ -188,13 +221,7 @@ TEST(Elasticity, DotProductTestsOfOperatorAndElementEnergy) {
     // <K(dE) x, y> with K linear in E: sum_e dE_e y_e^T k0 x_e.
     Field energy(domain, Location::Cell, 0, "energy");
     s.element_energy(y, x, energy);
-    Field E(domain, Location::Cell, 0, "E");
-    copy(s.density(), E);
-    const FieldView rho = s.density().view(), e = E.view();
-    const Simp simp = s.simp();
-    for_each(
-        "test::modulus", E.owned(),
-        KOKKOS_LAMBDA(long i, long j, long k) { e(i, j, k) = simp.modulus(rho(i, j, k)); });
+    const Field E = modulus(s);
     const double by_elements = global_dot(comm, E, energy);
     EXPECT_NEAR(by_elements, ykx, 1e-13 * std::abs(ykx)) << "dim " << dim;
   }
@@ -217,24 +244,7 @@ TEST(Elasticity, PatchTest) {
         spec.supports.push_back({whole_face(d, a, side), {true, true, true}, {0, 0, 0}});
     spec.rtol = 1e-13;
     LinearElasticity s(domain, spec);
-    // Boundary values that vary node by node are lifted: u = w + l with l the linear field on
-    // the supported nodes (0 inside), w = 0 on them, and K w = -K l.
-    NodeVector lifted = s.make_node_vector("lifted"), k_lifted = s.make_node_vector("k");
-    set_nodes(s, lifted, linear);
-    // Only boundary values are prescribed: zero the lifted field inside, keep it on supports.
-    for (int c = 0; c < dim; ++c) {
-      const FieldView l = lifted[c].view(), fixed = s.supported()[c].view();
-      for_each(
-          "test::boundary_only", lifted[c].ghosted(),
-          KOKKOS_LAMBDA(long i, long j, long k) { l(i, j, k) *= fixed(i, j, k); });
-    }
-    s.apply_stiffness(lifted, k_lifted);
-    for (int c = 0; c < dim; ++c) {
-      const FieldView f = s.load()[c].view(), kl = k_lifted[c].view();
-      for_each(
-          "test::lift", s.load()[c].owned(),
-          KOKKOS_LAMBDA(long i, long j, long k) { f(i, j, k) = -kl(i, j, k); });
-    }
+    const NodeVector lifted = lift(s, linear);
     s.solve();
     NodeVector total = s.make_node_vector("total");
     for (int c = 0; c < dim; ++c) {
@@ -273,16 +283,6 @@ double cantilever_tip_error(const Communicator& comm, long m) {
   spec.supports.push_back({whole_face(d, 0, 0), {true, true, false}, {0, 0, 0}});
   spec.rtol = 1e-13;
   LinearElasticity s(domain, spec);
-  // The root's exact displacements, lifted like the patch test's boundary values.
-  NodeVector lifted = s.make_node_vector("lifted"), k_lifted = s.make_node_vector("k");
-  set_nodes(s, lifted, exact);
-  for (int c = 0; c < 2; ++c) {
-    const FieldView l = lifted[c].view(), fixed = s.supported()[c].view();
-    for_each(
-        "test::root_only", lifted[c].ghosted(),
-        KOKKOS_LAMBDA(long i, long j, long k) { l(i, j, k) *= fixed(i, j, k); });
-  }
-  s.apply_stiffness(lifted, k_lifted);
   // Consistent nodal forces of the parabolic shear at x = L: two Gauss points per segment.
   auto f = Kokkos::create_mirror_view(s.load()[1].view());
   Kokkos::deep_copy(f, s.load()[1].view());
@@ -307,8 +307,7 @@ double cantilever_tip_error(const Communicator& comm, long m) {
       f(i, j, 0) += load;
     }
   Kokkos::deep_copy(s.load()[1].view(), f);
-  for (int c = 0; c < 2; ++c)
-    axpy(-1.0, k_lifted[c], s.load()[c]);
+  const NodeVector lifted = lift(s, exact); // the root's exact displacements
   s.solve();
   NodeVector total = s.make_node_vector("total");
   for (int c = 0; c < 2; ++c) {

@@ -88,8 +88,9 @@ sed -e 's/@PROJECT_VERSION_MAJOR@/0/;s/@PROJECT_VERSION_MINOR@/0/;s/@PROJECT_VER
 cd "$root"
 failed=0
 count=0
-for f in $(git ls-files 'core/src/*.cpp' 'io/src/*.cpp' 'solvers/src/*.cpp' 'adjoint/src/*.cpp' \
-  'tests/unit/*.cpp' 'tests/mpi/*.cpp' 'bench/*.cpp' 2>/dev/null || find core io solvers adjoint tests/unit tests/mpi bench -name '*.cpp'); do
+# find, not git ls-files: a copied tree may carry a stale index.
+for f in $(find core/src io/src solvers/src adjoint/src tests/unit tests/mpi bench -name '*.cpp' |
+  sort); do
   case "$f" in core/src/config.cpp) continue ;; esac
   if grep -q "boost/" "$f"; then continue; fi
   log="$work/logs/compile_$(echo "$f" | tr '/' '_').log"

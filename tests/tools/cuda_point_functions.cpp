@@ -79,9 +79,18 @@ int check_navier_stokes() {
       const double lap = (u0(i + 1, j) - 2 * u0(i, j) + u0(i - 1, j)) / (kH * kH) +
                          (u0(i, j + 1) - 2 * u0(i, j) + u0(i, j - 1)) / (kH * kH);
       const double t = 0.5 - uu - vu + nu * lap;
-      // Relative to the size of the terms summed: a different order or fused multiply-adds move
-      // the result by a few roundings of the largest term, not of the (smaller) sum.
-      const double scale = 0.5 + std::fabs(uu) + std::fabs(vu) + nu * std::fabs(lap);
+      // Relative to the size of the products before they are differenced: a different order or
+      // fused multiply-adds move the result by a few roundings of those, not of the (far
+      // smaller) differences.
+      const double scale =
+          0.5 + (cell(i, j) * cell(i, j) + cell(i - 1, j) * cell(i - 1, j)) / kH +
+          (std::fabs(edge_u1(i, j + 1) * edge_u0(i, j + 1)) +
+           std::fabs(edge_u1(i, j) * edge_u0(i, j))) /
+              kH +
+          nu *
+              (std::fabs(u0(i + 1, j)) + std::fabs(u0(i - 1, j)) + std::fabs(u0(i, j + 1)) +
+               std::fabs(u0(i, j - 1)) + 4 * std::fabs(u0(i, j))) /
+              (kH * kH);
       tend_error = std::fmax(tend_error, std::fabs(tend_h(i, j, 0) - t) / scale);
     }
   return report("navier_stokes::divergence", div_error, 1e-10) +
