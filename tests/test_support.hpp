@@ -70,5 +70,22 @@ inline void fill_random(Field& f, std::uint64_t seed, int rank) {
   Kokkos::deep_copy(f.view(), host);
 }
 
+/// Fills the owned values of `f` with lo + span * hash_uniform(seed, global index): the same
+/// field on any decomposition. Not collective.
+inline void fill_global_random(Field& f, std::uint64_t seed, double lo = 0.0, double span = 1.0) {
+  auto host = Kokkos::create_mirror_view(f.view());
+  Kokkos::deep_copy(host, f.view());
+  const IndexSpace o = f.owned();
+  const auto& off = f.layout().global_offset;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        host(i, j, k) =
+            lo + span * hash_uniform(
+                            seed * 1000003ull +
+                            std::uint64_t(((k + off[2]) * 1000 + j + off[1]) * 1000 + i + off[0]));
+  Kokkos::deep_copy(f.view(), host);
+}
+
 } // namespace testing
 } // namespace undertow

@@ -18,7 +18,7 @@ namespace {
 
 using namespace undertow;
 using namespace undertow::elasticity;
-using undertow::hash_uniform;
+using undertow::testing::fill_global_random;
 using undertow::testing::fill_random;
 using undertow::testing::world;
 
@@ -375,19 +375,6 @@ TEST(Elasticity, Cantilever3dAgainstBeamTheory) {
   EXPECT_LT(std::abs(extrapolated - beam) / beam, 0.01);
 }
 
-/// Densities in [0.1, 1] hashed from the global cell index: the same field on any decomposition.
-void global_random_density(Field& rho) {
-  auto host = Kokkos::create_mirror_view(rho.view());
-  const IndexSpace o = rho.owned();
-  const auto& off = rho.layout().global_offset;
-  for (long k = o.begin[2]; k < o.end[2]; ++k)
-    for (long j = o.begin[1]; j < o.end[1]; ++j)
-      for (long i = o.begin[0]; i < o.end[0]; ++i)
-        host(i, j, k) = 0.1 + 0.9 * hash_uniform(std::uint64_t(
-                                        ((k + off[2]) * 1000 + (j + off[1])) * 1000 + i + off[0]));
-  Kokkos::deep_copy(rho.view(), host);
-}
-
 /// The displacement of a heterogeneous cantilever gathered on the root, component by component.
 std::vector<double> solve_gathered(const Communicator& comm, const DomainSpec& d,
                                    LinearSolver solver) {
@@ -396,7 +383,7 @@ std::vector<double> solve_gathered(const Communicator& comm, const DomainSpec& d
   spec.solver = solver;
   spec.rtol = 1e-12;
   LinearElasticity s(domain, spec);
-  global_random_density(s.density());
+  fill_global_random(s.density(), 0, 0.1, 0.9); // the same on any partition
   s.solve();
   std::vector<double> all;
   for (int c = 0; c < d.dim; ++c) {

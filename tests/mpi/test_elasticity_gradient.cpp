@@ -15,26 +15,10 @@ namespace {
 
 using namespace undertow;
 using namespace undertow::elasticity;
-using undertow::hash_uniform;
 using undertow::adjoint::StaticGradient;
 using undertow::adjoint::StaticObjective;
+using undertow::testing::fill_global_random;
 using undertow::testing::world;
-
-/// Values in [lo, lo + span) hashed from the global index: the same on any decomposition.
-void fill_global(Field& f, std::uint64_t seed, double lo, double span) {
-  auto host = Kokkos::create_mirror_view(f.view());
-  Kokkos::deep_copy(host, f.view());
-  const IndexSpace o = f.owned();
-  const auto& off = f.layout().global_offset;
-  for (long k = o.begin[2]; k < o.end[2]; ++k)
-    for (long j = o.begin[1]; j < o.end[1]; ++j)
-      for (long i = o.begin[0]; i < o.end[0]; ++i)
-        host(i, j, k) =
-            lo + span * hash_uniform(
-                            seed * 1000003ull +
-                            std::uint64_t(((k + off[2]) * 1000 + j + off[1]) * 1000 + i + off[0]));
-  Kokkos::deep_copy(f.view(), host);
-}
 
 /// A heterogeneous 2D or 3D cantilever under a tip traction and its own weight.
 ElasticitySpec cantilever(const DomainSpec& d) {
@@ -92,7 +76,7 @@ void check_gradients(int dim, bool compliance) {
   d.length = {3.0, 1.0, 0.75};
   const Domain domain(comm, d);
   LinearElasticity s(domain, cantilever(d));
-  fill_global(s.density(), 5, 0.2, 0.7);
+  fill_global_random(s.density(), 5, 0.2, 0.7);
   StaticObjective objective;
   if (!compliance) { // u_y at the tip's lower corner
     objective.compliance_weight = 0.0;
@@ -118,7 +102,7 @@ void check_gradients(int dim, bool compliance) {
   // Densities.
   Field rho0(domain, Location::Cell, 0, "rho0"), drho(domain, Location::Cell, 0, "drho");
   copy(s.density(), rho0);
-  fill_global(drho, 17, -1.0, 2.0);
+  fill_global_random(drho, 17, -1.0, 2.0);
   const double slope_rho = global_dot(comm, grad.density, drho);
   auto J_rho = [&](double h) {
     copy(rho0, s.density());
@@ -133,7 +117,7 @@ void check_gradients(int dim, bool compliance) {
   NodeVector f0 = s.make_node_vector("f0"), df = s.make_node_vector("df");
   for (int c = 0; c < dim; ++c) {
     copy(s.load()[c], f0[c]);
-    fill_global(df[c], 31 + c, -1.0, 2.0);
+    fill_global_random(df[c], 31 + c, -1.0, 2.0);
   }
   const double slope_f = s.dot(grad.load, df);
   auto J_f = [&](double h) {

@@ -16,21 +16,8 @@ namespace {
 
 using namespace undertow;
 using namespace undertow::elasticity;
-using undertow::hash_uniform;
+using undertow::testing::fill_global_random;
 using undertow::testing::world;
-
-void fill_global(Field& f, std::uint64_t seed) {
-  auto host = Kokkos::create_mirror_view(f.view());
-  const IndexSpace o = f.owned();
-  const auto& off = f.layout().global_offset;
-  for (long k = o.begin[2]; k < o.end[2]; ++k)
-    for (long j = o.begin[1]; j < o.end[1]; ++j)
-      for (long i = o.begin[0]; i < o.end[0]; ++i)
-        host(i, j, k) =
-            hash_uniform(seed * 1000003ull +
-                         std::uint64_t(((k + off[2]) * 1000 + j + off[1]) * 1000 + i + off[0]));
-  Kokkos::deep_copy(f.view(), host);
-}
 
 TEST(DensityFilter, TransposeAndConstants) {
   const auto& comm = world();
@@ -44,8 +31,8 @@ TEST(DensityFilter, TransposeAndConstants) {
       adjoint::DensityFilter filter(domain, radius);
       Field x(domain, Location::Cell, 0, "x"), y(domain, Location::Cell, 0, "y"),
           hx(domain, Location::Cell, 0, "hx"), hty(domain, Location::Cell, 0, "hty");
-      fill_global(x, 3);
-      fill_global(y, 4);
+      fill_global_random(x, 3);
+      fill_global_random(y, 4);
       filter.apply(x, hx);
       filter.apply_transpose(y, hty);
       const double a = global_dot(comm, hx, y), b = global_dot(comm, x, hty);

@@ -126,6 +126,15 @@ void number_nodes(const Field& id_field, long first) {
       });
 }
 
+/// Global degree of freedom of local dof r of the element whose lower node is (ni, nj, nk).
+KOKKOS_INLINE_FUNCTION long global_dof(const FieldView& id, int dim, long ni, long nj, long nk,
+                                       int r) {
+  const int n = r / dim;
+  return dim * static_cast<long>(
+                   id(ni + node_offset(n, 0), nj + node_offset(n, 1), nk + node_offset(n, 2))) +
+         r % dim;
+}
+
 using IndexView = Kokkos::View<PetscInt*, MemorySpace>;
 
 /// COO row and column indices of every entry of every owned element, element by element.
@@ -140,17 +149,9 @@ void element_pattern(const Field& density, const Field& node_id, int dim, const 
         const long e = cells.packed(i, j, k);
         const long ni = i + t.s[0], nj = j + t.s[1], nk = k + t.s[2];
         for (int r = 0; r < nd; ++r) {
-          const int n = r / dim;
-          const long row =
-              dim * static_cast<long>(id(ni + node_offset(n, 0), nj + node_offset(n, 1),
-                                         nk + node_offset(n, 2))) +
-              r % dim;
+          const long row = global_dof(id, dim, ni, nj, nk, r);
           for (int s = 0; s < nd; ++s) {
-            const int m = s / dim;
-            const long col =
-                dim * static_cast<long>(id(ni + node_offset(m, 0), nj + node_offset(m, 1),
-                                           nk + node_offset(m, 2))) +
-                s % dim;
+            const long col = global_dof(id, dim, ni, nj, nk, s);
             rows(e * nd * nd + r * nd + s) = static_cast<PetscInt>(row);
             cols(e * nd * nd + r * nd + s) = static_cast<PetscInt>(col);
           }
