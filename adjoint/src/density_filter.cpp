@@ -10,18 +10,6 @@ namespace adjoint {
 
 namespace {
 
-/// Owned values of `src` into the owned values of `dst` (layouts of different ghost widths).
-void copy_owned(const Field& src, Field& dst) {
-  const FieldView s = src.view(), d = dst.view();
-  long shift[3];
-  for (int a = 0; a < 3; ++a)
-    shift[a] = dst.layout().global_offset[a] - src.layout().global_offset[a];
-  const long s0 = shift[0], s1 = shift[1], s2 = shift[2];
-  for_each(
-      "filter::copy_owned", src.owned(),
-      KOKKOS_LAMBDA(long i, long j, long k) { d(i - s0, j - s1, k - s2) = s(i, j, k); });
-}
-
 /// The filter's stencil: weights max(0, r - distance) to the cells within `reach` along each
 /// axis that lie inside the global box.
 struct Stencil {
@@ -67,14 +55,12 @@ void stencil_sum(const Stencil& st, const Field& v_field, const Field* weight_su
                  Field& out_field) {
   const FieldView v = v_field.view(), out = out_field.view();
   const FieldView ws = weight_sum ? weight_sum->view() : v;
-  long shift[3];
-  for (int a = 0; a < 3; ++a)
-    shift[a] = out_field.layout().global_offset[a] - v_field.layout().global_offset[a];
-  const long s0 = shift[0], s1 = shift[1], s2 = shift[2];
+  const IndexShift to_out = index_shift(v_field, out_field);
   for_each(
       "filter::stencil_sum", v_field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         const double total = st.sum(v, false, i, j, k);
-        out(i - s0, j - s1, k - s2) = divide ? total / ws(i, j, k) : total;
+        out(i + to_out.s[0], j + to_out.s[1], k + to_out.s[2]) =
+            divide ? total / ws(i, j, k) : total;
       });
 }
 

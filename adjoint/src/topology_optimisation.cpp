@@ -61,12 +61,12 @@ TopologyOptimisation::TopologyOptimisation(elasticity::LinearElasticity& solver,
   m_x_new = Field(d, Location::Cell, 0, "topology::x_new");
   m_dc = Field(d, Location::Cell, 0, "topology::dc");
   m_dv = Field(d, Location::Cell, 0, "topology::dv");
-  m_ones = Field(d, Location::Cell, 0, "topology::ones");
   m_filtered = Field(d, Location::Cell, 0, "topology::filtered");
   fill_value(m_x, m_x.owned(), settings.volume_fraction);
-  fill_value(m_ones, m_ones.owned(), 1.0);
   // dv: the volume's sensitivities through the filter (the volume is linear in x̃).
-  m_filter.apply_transpose(m_ones, m_dv);
+  Field ones(d, Location::Cell, 0, "topology::ones");
+  fill_value(ones, ones.owned(), 1.0);
+  m_filter.apply_transpose(ones, m_dv);
   m_filter.apply(m_x, m_solver.density());
 }
 

@@ -35,4 +35,13 @@ void copy(const Field& src, Field& dst) {
   Kokkos::deep_copy(dst.view(), src.view());
 }
 
+void copy_owned(const Field& src, Field& dst) {
+  const FieldView s = src.view(), d = dst.view();
+  const IndexShift to_src = index_shift(dst, src);
+  for_each(
+      "field::copy_owned", dst.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        d(i, j, k) = s(i + to_src.s[0], j + to_src.s[1], k + to_src.s[2]);
+      });
+}
+
 } // namespace undertow

@@ -477,3 +477,59 @@ TEST(Elasticity, BadInputGetsAClearError) {
   s.supports[0].box.lo = s.supports[0].box.hi = {0, 0, 0};
   expect_failure(d, s, "config", "rotation");
 }
+
+namespace {
+
+/// Largest |f - value| over the owned cells, on every rank.
+double max_deviation(const Communicator& comm, const Field& f, double value) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
+  const IndexSpace o = f.owned();
+  double worst = 0;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        worst = std::max(worst, std::abs(host(i, j, k) - value));
+  return comm.max(worst);
+}
+
+} // namespace
+
+// A bar stretched by a prescribed end displacement d: uniform strain d/L, lateral contraction
+// -nu d/L (plane stress and 3D), no shear, and von Mises stress E d/L in every element, from the
+// element-centre strain and stress kernels.
+TEST(Elasticity, UniaxialStretchStrainAndStress) {
+  const auto& comm = world();
+  for (int dim : {2, 3}) {
+    const DomainSpec d = box(dim, {8, 3, 3}, {4.0, 1.0, 1.0});
+    const Domain domain(comm, d);
+    const double E = 200.0, nu = 0.3, stretch = 1e-3;
+    ElasticitySpec spec;
+    spec.simp.E0 = E;
+    spec.poisson = nu;
+    spec.supports.push_back({whole_face(d, 0, 0), {true, false, false}, {0, 0, 0}});
+    spec.supports.push_back({whole_face(d, 0, 1), {true, false, false}, {stretch, 0, 0}});
+    Box origin, corner;
+    corner.lo = corner.hi = {0, 1, 0};
+    spec.supports.push_back({origin, {false, true, true}, {0, 0, 0}});
+    if (dim == 3)
+      spec.supports.push_back({corner, {false, false, true}, {0, 0, 0}});
+    spec.rtol = 1e-13;
+    LinearElasticity s(domain, spec);
+    s.solve();
+    std::array<Field, 6> strain;
+    for (auto& f : strain)
+      f = Field(domain, Location::Cell, 0, "strain");
+    Field vm(domain, Location::Cell, 0, "von_mises");
+    s.strain_and_stress(strain, vm);
+    const double exx = stretch / d.length[0];
+    EXPECT_LT(max_deviation(comm, strain[0], exx), 1e-12 * exx) << dim << "D";
+    EXPECT_LT(max_deviation(comm, strain[1], -nu * exx), 1e-12 * exx) << dim << "D";
+    if (dim == 3) {
+      EXPECT_LT(max_deviation(comm, strain[2], -nu * exx), 1e-12 * exx);
+      EXPECT_LT(max_deviation(comm, strain[4], 0.0), 1e-12 * exx);
+      EXPECT_LT(max_deviation(comm, strain[5], 0.0), 1e-12 * exx);
+    }
+    EXPECT_LT(max_deviation(comm, strain[3], 0.0), 1e-12 * exx) << dim << "D";
+    EXPECT_LT(max_deviation(comm, vm, E * exx), 1e-11 * E * exx) << dim << "D";
+  }
+}

@@ -17,7 +17,14 @@ struct LinearElasticity::Petsc {
   Vec x = nullptr, b = nullptr, coordinates = nullptr;
   KSP ksp = nullptr;
   MatNullSpace rigid_body = nullptr;
-  std::vector<PetscInt> rows; ///< fixed rows, PETSc's index type
+  std::vector<PetscInt> rows;      ///< owned supported global rows
+  std::vector<PetscScalar> values; ///< their prescribed values [m]
+  std::vector<PetscScalar> zeros;  ///< as many zeros, for the adjoint's right-hand side
+  /// Owned values packed dim per node in PETSc's order, on the device; COO values of the owned
+  /// elements on the device and on the host. Allocated once, reused by every solve.
+  Kokkos::View<double*, MemorySpace> packed;
+  Kokkos::View<PetscScalar*, MemorySpace> coo_values;
+  Kokkos::View<PetscScalar*, MemorySpace>::HostMirror coo_values_host;
 
   ~Petsc() {
     KSPDestroy(&ksp);
@@ -61,18 +68,6 @@ NodeViews views_of(const NodeVector& v) {
   for (int c = 0; c < 3; ++c)
     out.c[c] = v[c].view();
   return out;
-}
-
-/// Offsets from a cell's local index to its lower node's local index, per axis.
-struct CellToNode {
-  long s[3];
-};
-
-CellToNode cell_to_node(const Field& cells, const Field& nodes) {
-  CellToNode t;
-  for (int a = 0; a < 3; ++a)
-    t.s[a] = cells.layout().global_offset[a] - nodes.layout().global_offset[a];
-  return t;
 }
 
 /// The element's nodal values of `v`: out[dim n + c] for the cell whose lower node is (i, j, k).
@@ -142,7 +137,7 @@ void element_pattern(const Field& density, const Field& node_id, int dim, const 
                      const IndexView& cols) {
   const FieldView id = node_id.view();
   const Box3 cells(density.owned());
-  const CellToNode t = cell_to_node(density, node_id);
+  const IndexShift t = index_shift(density, node_id);
   const int nd = dim * nodes_per_element(dim);
   for_each(
       "elasticity::coo_pattern", density.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
@@ -177,7 +172,7 @@ void element_values(const Field& density, const Simp& simp, int dim,
 
 /// out_e = a_e^T k0 b_e over the owned elements.
 void element_products(const Field& density, const NodeViews& a, const NodeViews& b,
-                      const CellToNode t, int dim, const Kokkos::View<double*, MemorySpace>& k0,
+                      const IndexShift t, int dim, const Kokkos::View<double*, MemorySpace>& k0,
                       Field& out_field) {
   const FieldView out = out_field.view();
   const int nd = dim * nodes_per_element(dim);
@@ -199,7 +194,7 @@ void element_products(const Field& density, const NodeViews& a, const NodeViews&
 
 /// y_e += E_e k0 x_e, added into the (ghosted) node fields of y.
 void element_apply(const Field& density, const Simp& simp, const NodeViews& x, const NodeViews& y,
-                   const CellToNode t, int dim, const Kokkos::View<double*, MemorySpace>& k0) {
+                   const IndexShift t, int dim, const Kokkos::View<double*, MemorySpace>& k0) {
   const FieldView rho = density.view();
   const int nd = dim * nodes_per_element(dim);
   for_each(
@@ -275,7 +270,7 @@ double add_traction(const Field& cells, NodeVector& f, const Box& box, double to
                     int axis, int side, long last_cell, const std::array<double, 3>& traction,
                     const double h[3]) {
   const NodeViews w = views_of(f);
-  const CellToNode t = cell_to_node(cells, f[0]);
+  const IndexShift t = index_shift(cells, f[0]);
   const GridGeometry g = cells.geometry();
   const double lo[3] = {box.lo[0], box.lo[1], box.lo[2]}, hi[3] = {box.hi[0], box.hi[1], box.hi[2]};
   double area = 1.0;
@@ -288,7 +283,6 @@ double add_traction(const Field& cells, NodeVector& f, const Box& box, double to
   const long global_index = side == 0 ? 0 : last_cell;
   const double wall = g.origin[axis] + (side == 0 ? 0.0 : double(last_cell + 1) * g.h[axis]);
   const long offset = g.global_offset[axis];
-  const int dims = dim;
   const double loaded = local_sum(
       "elasticity::traction", cells.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
         const long local[3] = {i, j, k};
@@ -296,13 +290,13 @@ double add_traction(const Field& cells, NodeVector& f, const Box& box, double to
           return;
         double x[3] = {g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)};
         x[axis] = wall;
-        if (!in_box(lo, hi, tol, dims, x))
+        if (!in_box(lo, hi, tol, dim, x))
           return;
         acc += area;
-        for (int n = 0; n < nodes_per_element(dims); ++n) {
+        for (int n = 0; n < nodes_per_element(dim); ++n) {
           if (node_offset(n, axis) != side)
             continue;
-          for (int c = 0; c < dims; ++c)
+          for (int c = 0; c < dim; ++c)
             Kokkos::atomic_add(&w.c[c](i + t.s[0] + node_offset(n, 0),
                                        j + t.s[1] + node_offset(n, 1),
                                        k + t.s[2] + node_offset(n, 2)),
@@ -317,7 +311,7 @@ double add_traction(const Field& cells, NodeVector& f, const Box& box, double to
 double add_body_force(const Field& cells, NodeVector& f, const Box& box, double tol, int dim,
                       const std::array<double, 3>& force, const double h[3]) {
   const NodeViews w = views_of(f);
-  const CellToNode t = cell_to_node(cells, f[0]);
+  const IndexShift t = index_shift(cells, f[0]);
   const GridGeometry g = cells.geometry();
   const double lo[3] = {box.lo[0], box.lo[1], box.lo[2]}, hi[3] = {box.hi[0], box.hi[1], box.hi[2]};
   double volume = 1.0;
@@ -340,7 +334,7 @@ double add_body_force(const Field& cells, NodeVector& f, const Box& box, double 
 
 /// Element-centre strain components and von Mises stress of the owned elements.
 void centre_strain_stress(const Field& density, const Simp& simp, const Lame& lame,
-                          bool plane_stress, const NodeViews& u, const CellToNode t, int dim,
+                          bool plane_stress, const NodeViews& u, const IndexShift t, int dim,
                           const double h_in[3], std::array<Field, 6>& strain, Field& vm) {
   const FieldView rho = density.view(), out_vm = vm.view();
   FieldView e[6];
@@ -418,7 +412,6 @@ LinearElasticity::LinearElasticity(const Domain& domain, const ElasticitySpec& s
   m_u = make_node_vector("elasticity::u");
   m_f = make_node_vector("elasticity::f");
   m_fixed = make_node_vector("elasticity::fixed");
-  m_fixed_value = make_node_vector("elasticity::fixed_value");
   const int nd = dim() * nodes_per_element(dim());
   m_k0 = Kokkos::View<double*, MemorySpace>("elasticity::k0", nd * nd);
   const double h[3] = {domain.spacing(0), domain.spacing(1), domain.spacing(2)};
@@ -485,8 +478,10 @@ void LinearElasticity::build_pattern() {
           host(i, j, k) = g.coordinate(c, c == 0 ? i : c == 1 ? j : k);
     Kokkos::deep_copy(xyz[c].view(), host);
   }
-  Kokkos::View<double*, MemorySpace> packed("elasticity::packed", dim() * m_owned_nodes);
-  to_petsc(xyz, dim(), packed, p.coordinates);
+  p.packed = Kokkos::View<double*, MemorySpace>("elasticity::packed", dim() * m_owned_nodes);
+  p.coo_values = Kokkos::View<PetscScalar*, MemorySpace>("elasticity::coo_values", entries);
+  p.coo_values_host = Kokkos::create_mirror_view(p.coo_values);
+  to_petsc(xyz, dim(), p.packed, p.coordinates);
   check_petsc(MatNullSpaceCreateRigidBody(p.coordinates, &p.rigid_body),
               "MatNullSpaceCreateRigidBody");
   check_petsc(MatSetNearNullSpace(p.K, p.rigid_body), "MatSetNearNullSpace");
@@ -516,9 +511,9 @@ void LinearElasticity::build_supports() {
   std::array<HostNodeView, 3> fixed, value;
   for (int c = 0; c < dim(); ++c) {
     fixed[c] = Kokkos::create_mirror_view(m_fixed[c].view());
-    value[c] = Kokkos::create_mirror_view(m_fixed_value[c].view());
+    value[c] = HostNodeView("elasticity::fixed_value", fixed[c].extent(0), fixed[c].extent(1),
+                            fixed[c].extent(2));
     Kokkos::deep_copy(fixed[c], 0.0);
-    Kokkos::deep_copy(value[c], 0.0);
   }
   const GridGeometry g = m_u[0].geometry();
   const IndexSpace s = m_u[0].owned();
@@ -545,23 +540,23 @@ void LinearElasticity::build_supports() {
                         ") holds no node; widen the box to reach the grid's nodes");
   }
   check_rigid_body_motions(fixed);
-  m_fixed_rows.clear();
-  m_fixed_values.clear();
+  Petsc& p = *m_petsc;
+  p.rows.clear();
+  p.values.clear();
   for (long k = s.begin[2]; k < s.end[2]; ++k)
     for (long j = s.begin[1]; j < s.end[1]; ++j)
       for (long i = s.begin[0]; i < s.end[0]; ++i)
         for (int c = 0; c < dim(); ++c)
           if (fixed[c](i, j, k) != 0.0) {
-            m_fixed_rows.push_back(dim() * (m_first_node + owned.packed(i, j, k)) + c);
-            m_fixed_values.push_back(value[c](i, j, k));
+            p.rows.push_back(
+                static_cast<PetscInt>(dim() * (m_first_node + owned.packed(i, j, k)) + c));
+            p.values.push_back(value[c](i, j, k));
           }
   for (int c = 0; c < dim(); ++c) {
     Kokkos::deep_copy(m_fixed[c].view(), fixed[c]);
-    Kokkos::deep_copy(m_fixed_value[c].view(), value[c]);
     m_node_halo->fill(m_fixed[c]);
-    m_node_halo->fill(m_fixed_value[c]);
   }
-  m_petsc->rows.assign(m_fixed_rows.begin(), m_fixed_rows.end());
+  p.zeros.assign(p.rows.size(), 0.0);
 }
 
 void LinearElasticity::check_rigid_body_motions(const std::array<HostNodeView, 3>& fixed) const {
@@ -685,12 +680,9 @@ void LinearElasticity::build_loads() {
 
 void LinearElasticity::assemble() {
   Petsc& p = *m_petsc;
-  const int nd = dim() * nodes_per_element(dim());
-  Kokkos::View<PetscScalar*, MemorySpace> values("elasticity::coo_values",
-                                                 m_density.owned().size() * nd * nd);
-  element_values(m_density, m_spec.simp, dim(), m_k0, values);
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
-  check_petsc(MatSetValuesCOO(p.K, host.data(), INSERT_VALUES), "MatSetValuesCOO");
+  element_values(m_density, m_spec.simp, dim(), m_k0, p.coo_values);
+  Kokkos::deep_copy(p.coo_values_host, p.coo_values);
+  check_petsc(MatSetValuesCOO(p.K, p.coo_values_host.data(), INSERT_VALUES), "MatSetValuesCOO");
 }
 
 SolveInfo LinearElasticity::run_ksp(const char* what) {
@@ -719,13 +711,11 @@ SolveInfo LinearElasticity::run_ksp(const char* what) {
 SolveInfo LinearElasticity::solve() {
   Petsc& p = *m_petsc;
   assemble();
-  Kokkos::View<double*, MemorySpace> packed("elasticity::packed", dim() * m_owned_nodes);
-  to_petsc(m_f, dim(), packed, p.b);
+  to_petsc(m_f, dim(), p.packed, p.b);
   // Start from the last displacement, with the prescribed values on the supports.
-  to_petsc(m_u, dim(), packed, p.x);
-  std::vector<PetscScalar> values(m_fixed_values.begin(), m_fixed_values.end());
-  check_petsc(VecSetValues(p.x, static_cast<PetscInt>(p.rows.size()), p.rows.data(), values.data(),
-                           INSERT_VALUES),
+  to_petsc(m_u, dim(), p.packed, p.x);
+  check_petsc(VecSetValues(p.x, static_cast<PetscInt>(p.rows.size()), p.rows.data(),
+                           p.values.data(), INSERT_VALUES),
               "VecSetValues");
   check_petsc(VecAssemblyBegin(p.x), "VecAssemblyBegin");
   check_petsc(VecAssemblyEnd(p.x), "VecAssemblyEnd");
@@ -738,7 +728,7 @@ SolveInfo LinearElasticity::solve() {
                                                                                      : PETSC_TRUE),
               "KSPSetInitialGuessNonzero");
   const SolveInfo info = run_ksp("displacement");
-  from_petsc(p.x, dim(), packed, m_u);
+  from_petsc(p.x, dim(), p.packed, m_u);
   for (int c = 0; c < dim(); ++c)
     m_node_halo->fill(m_u[c]);
   return info;
@@ -746,10 +736,8 @@ SolveInfo LinearElasticity::solve() {
 
 SolveInfo LinearElasticity::solve_adjoint(const NodeVector& g, NodeVector& lambda) {
   Petsc& p = *m_petsc;
-  Kokkos::View<double*, MemorySpace> packed("elasticity::packed", dim() * m_owned_nodes);
-  to_petsc(g, dim(), packed, p.b);
-  std::vector<PetscScalar> zeros(p.rows.size(), 0.0);
-  check_petsc(VecSetValues(p.b, static_cast<PetscInt>(p.rows.size()), p.rows.data(), zeros.data(),
+  to_petsc(g, dim(), p.packed, p.b);
+  check_petsc(VecSetValues(p.b, static_cast<PetscInt>(p.rows.size()), p.rows.data(), p.zeros.data(),
                            INSERT_VALUES),
               "VecSetValues");
   check_petsc(VecAssemblyBegin(p.b), "VecAssemblyBegin");
@@ -758,7 +746,7 @@ SolveInfo LinearElasticity::solve_adjoint(const NodeVector& g, NodeVector& lambd
   check_petsc(KSPSetInitialGuessNonzero(p.ksp, PETSC_FALSE), "KSPSetInitialGuessNonzero");
   const SolveInfo info = run_ksp("adjoint");
   // The next forward solve starts from the displacement again.
-  from_petsc(p.x, dim(), packed, lambda);
+  from_petsc(p.x, dim(), p.packed, lambda);
   for (int c = 0; c < dim(); ++c)
     m_node_halo->fill(lambda[c]);
   return info;
@@ -780,14 +768,14 @@ double LinearElasticity::compliance() const {
 }
 
 void LinearElasticity::element_energy(const NodeVector& a, const NodeVector& b, Field& out) const {
-  element_products(m_density, views_of(a), views_of(b), cell_to_node(m_density, a[0]), dim(), m_k0,
+  element_products(m_density, views_of(a), views_of(b), index_shift(m_density, a[0]), dim(), m_k0,
                    out);
 }
 
 void LinearElasticity::apply_stiffness(const NodeVector& x, NodeVector& y) {
   for (int c = 0; c < dim(); ++c)
     fill_value(y[c], y[c].ghosted(), 0.0);
-  element_apply(m_density, m_spec.simp, views_of(x), views_of(y), cell_to_node(m_density, x[0]),
+  element_apply(m_density, m_spec.simp, views_of(x), views_of(y), index_shift(m_density, x[0]),
                 dim(), m_k0);
   for (int c = 0; c < dim(); ++c)
     m_node_halo->scatter_add(y[c]);
@@ -796,7 +784,7 @@ void LinearElasticity::apply_stiffness(const NodeVector& x, NodeVector& y) {
 void LinearElasticity::strain_and_stress(std::array<Field, 6>& strain, Field& vm) const {
   const double h[3] = {m_domain.spacing(0), m_domain.spacing(1), m_domain.spacing(2)};
   centre_strain_stress(m_density, m_spec.simp, m_lame, m_spec.plane_stress, views_of(m_u),
-                       cell_to_node(m_density, m_u[0]), dim(), h, strain, vm);
+                       index_shift(m_density, m_u[0]), dim(), h, strain, vm);
 }
 
 } // namespace elasticity

@@ -52,18 +52,6 @@ void fill_boundary_ghosts(const Domain& d, const PressureFaces& faces, Field& f)
   }
 }
 
-/// The whole grid is on every rank: each takes its own box into `part_field`.
-void take_own_box(const Field& whole_field, Field& part_field) {
-  const FieldView whole = whole_field.view(), part = part_field.view();
-  long shift[3];
-  for (int a = 0; a < 3; ++a)
-    shift[a] = part_field.layout().global_offset[a] - whole_field.layout().global_offset[a];
-  const long s0 = shift[0], s1 = shift[1], s2 = shift[2];
-  for_each(
-      "mg::scatter", part_field.owned(),
-      KOKKOS_LAMBDA(long i, long j, long k) { part(i, j, k) = whole(i + s0, j + s1, k + s2); });
-}
-
 /// Subtracts the global mean of the owned values. Collective.
 void subtract_mean(const Domain& d, Field& f) {
   const double n =
@@ -583,7 +571,7 @@ void GeometricMultigrid::gather(Level& from, Level& to) {
 }
 
 void GeometricMultigrid::scatter(Level& from, Level& to) {
-  take_own_box(from.x, to.x);
+  copy_owned(from.x, to.x); // the whole grid is on every rank: each takes its own box
 }
 
 void GeometricMultigrid::vcycle(int l) {

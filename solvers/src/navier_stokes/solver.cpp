@@ -550,27 +550,10 @@ double enstrophy(const Domain& d, const std::array<Field, 3>& u) {
   return 0.5 * d.comm().sum(sum) / double(cells.global.size());
 }
 
-namespace {
-
-/// Local index shift from a cell field to the velocity layout: face index i is the lower face of
-/// cell i only when both have the same ghost width.
-struct Shift {
-  long s[3];
-};
-
-Shift shift_between(const Field& cells, const Field& faces) {
-  Shift sh;
-  for (int a = 0; a < 3; ++a)
-    sh.s[a] = cells.layout().global_offset[a] - faces.layout().global_offset[a];
-  return sh;
-}
-
-} // namespace
-
 void NavierStokes::cell_velocity(int c, Field& out) {
   prepare(m_u);
   const FieldView u = m_u[c].view(), o = out.view();
-  const Shift sh = shift_between(out, m_u[c]);
+  const IndexShift sh = index_shift(out, m_u[c]);
   for_each(
       "ns::cell_velocity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
@@ -584,7 +567,7 @@ void NavierStokes::cell_vorticity(int a, Field& out) {
   const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
                         1.0 / m_domain.spacing(2)};
   const FieldView o = out.view();
-  const Shift sh = shift_between(out, m_u[0]); // every component has the same ghost width
+  const IndexShift sh = index_shift(out, m_u[0]); // every component has the same ghost width
   for_each(
       "ns::cell_vorticity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         o(i, j, k) = cell_centre_vorticity(v, a, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
@@ -599,7 +582,7 @@ void NavierStokes::cell_mask(Field& out) const {
   const FieldView o = out.view();
   for (int c = 0; c < dim; ++c) {
     const FieldView m = m_total_mask[c].view();
-    const Shift sh = shift_between(out, m_total_mask[c]);
+    const IndexShift sh = index_shift(out, m_total_mask[c]);
     for_each(
         "ns::cell_mask", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
           const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];

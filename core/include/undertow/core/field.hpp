@@ -81,6 +81,20 @@ double local_max(const std::string& label, const IndexSpace& space, const Functo
   return result;
 }
 
+/// Maps a local index of one field's array to the local index of the same global point in
+/// another's (fields of different ghost widths or locations): to = from + s. Device-copyable.
+struct IndexShift {
+  long s[3];
+};
+
+/// The shift from `from`'s local indices to `to`'s. Not collective.
+inline IndexShift index_shift(const Field& from, const Field& to) {
+  IndexShift shift;
+  for (int a = 0; a < 3; ++a)
+    shift.s[a] = from.layout().global_offset[a] - to.layout().global_offset[a];
+  return shift;
+}
+
 /// Sets every point of `space` (local indices) of `field` to `value`.
 void fill_value(Field& field, const IndexSpace& space, double value);
 
@@ -88,5 +102,8 @@ void fill_value(Field& field, const IndexSpace& space, double value);
 void axpy(double a, const Field& x, Field& y);
 /// dst := src over every local point (ghosts included).
 void copy(const Field& src, Field& dst);
+/// dst := src over dst's owned points, read from src at the same global points (src's array must
+/// hold them: same owned box with another ghost width, or a gathered whole grid). Not collective.
+void copy_owned(const Field& src, Field& dst);
 
 } // namespace undertow

@@ -142,9 +142,9 @@ class LinearElasticity {
   /// Iterations of every solve so far (forward and adjoint).
   long total_iterations() const { return m_total_iterations; }
 
-  struct Petsc; ///< PETSc objects (matrix, vectors, KSP), kept out of this header
-
  private:
+  struct Petsc; ///< PETSc objects, supports and solve buffers, kept out of this header
+
   void build_numbering();
   void build_pattern();
   void build_supports();
@@ -161,11 +161,9 @@ class LinearElasticity {
   std::unique_ptr<HaloPlan> m_node_halo;
   Field m_density;
   Field m_node_id; ///< global node number (as a double), ghosts filled
-  NodeVector m_u, m_f, m_fixed, m_fixed_value;
+  NodeVector m_u, m_f, m_fixed;
   Kokkos::View<double*, MemorySpace> m_k0;
   long m_owned_nodes = 0, m_first_node = 0, m_global_dofs = 0;
-  std::vector<long> m_fixed_rows; ///< owned supported global rows
-  std::vector<double> m_fixed_values;
   long m_total_iterations = 0;
   std::unique_ptr<Petsc> m_petsc;
 };

@@ -104,21 +104,6 @@ KOKKOS_INLINE_FUNCTION double unit_stiffness(int dim, const double h[3], const L
   return k;
 }
 
-/// Entry (n, m) of the element mass matrix per unit density: int N_n N_m dV [m^3] (m^2 in 2D).
-/// The mass matrix couples equal components only: M[(n,c),(m,d)] = rho delta_cd of this.
-KOKKOS_INLINE_FUNCTION double unit_mass(int dim, const double h[3], int n, int m) {
-  double det = 1.0;
-  for (int a = 0; a < dim; ++a)
-    det *= 0.5 * h[a];
-  double v = 0.0;
-  for (int q = 0; q < nodes_per_element(dim); ++q) {
-    double xi[3];
-    gauss_point(dim, q, xi);
-    v += det * shape(dim, n, xi) * shape(dim, m, xi);
-  }
-  return v;
-}
-
 /// Small strain at the element centre from its nodal displacements u_e (dim * 2^dim values):
 /// eps[a][b] = (du_a/dx_b + du_b/dx_a) / 2.
 KOKKOS_INLINE_FUNCTION void centre_strain(int dim, const double h[3], const double* u_e,
