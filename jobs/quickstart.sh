@@ -25,7 +25,7 @@ jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # --- 1. System packages (Debian 12 / Ubuntu names) -------------------------------------------
 packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev
-          libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev)
+          libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev procps)
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do

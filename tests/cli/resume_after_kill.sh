@@ -1,5 +1,5 @@
 #!/bin/bash
-# A gradient job killed with SIGKILL (its whole process group: mpirun and every rank, as a batch
+# A gradient job killed with SIGKILL (its whole session: mpirun and every rank, as a batch
 # system's time limit does) during its forward or its reverse sweep, then continued with
 # `undertow gradient --resume DIR`, gives bitwise the gradient of an uninterrupted run.
 #
@@ -33,8 +33,17 @@ for _ in $(seq 1 1200); do
   kill -0 "$leader" 2>/dev/null || break
   sleep 0.05
 done
-kill -9 -- "-$leader" 2>/dev/null
+# Open MPI puts each rank in a process group of its own, so killing mpirun's group would leave
+# the ranks running (and writing the checkpoint file) for a moment: kill the whole session, as a
+# batch system kills a job's every process, and wait until none is left.
+pkill -KILL -s "$leader" 2>/dev/null
 wait "$leader" 2>/dev/null
+for _ in $(seq 1 200); do
+  pgrep -s "$leader" > /dev/null || break
+  pkill -KILL -s "$leader" 2>/dev/null
+  sleep 0.05
+done
+pgrep -s "$leader" > /dev/null && fail "processes of the killed run are still alive"
 [ -f "$work/killed.json" ] && fail "the run finished before it was killed; make it longer"
 grep -Eq "$marker" "$work/killed.log" || fail "the run stopped before '$marker': $(tail -3 "$work/killed.log")"
 [ -f "$work/killed/gradient_checkpoints.h5" ] || fail "no checkpoint file was left to resume from"
