@@ -6,10 +6,15 @@
 #include "undertow/core/log.hpp"
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <hdf5.h>
 #include <map>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace undertow {
 namespace io {
@@ -76,11 +81,60 @@ std::uint64_t values_checksum(const double* values, std::size_t n) {
 struct SlotFile::Handles {
   hid_t file = -1;
   hid_t transfer = -1; ///< collective MPI-IO
+  int lock = -1;       ///< rank 0: the descriptor holding the lock file's flock
+  std::string lock_path;
   std::map<int, SlotShape> slots;
+  ~Handles() {
+    if (lock >= 0) {
+      ::unlink(lock_path.c_str());
+      ::close(lock);
+    }
+  }
 };
+
+namespace {
+
+/// Rank 0 takes an exclusive flock on `path`.lock, held until the file is closed or the process
+/// dies (the kernel releases it): a second run (a resume started while the killed run's ranks
+/// still write, or two jobs given one directory) is refused instead of mixing its writes with
+/// the other's. Returns the descriptor, or -1 where no lock can be had (a directory that cannot
+/// be written, which opening the file reports; a file system without flock). Collective.
+int lock_file(const Communicator& comm, const std::string& lock, const std::string& path) {
+  int fd = -1;
+  std::string holder;
+  if (comm.is_root()) {
+    fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      char host[128] = {};
+      ::gethostname(host, sizeof host - 1);
+      const std::string me = "process " + std::to_string(::getpid()) + " on " + host;
+      if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) < 0)
+        holder.clear(); // the lock holds without its note
+    } else if (fd >= 0) {
+      if (errno == EWOULDBLOCK) {
+        char text[256] = {};
+        const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+        holder = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : "another process";
+      }
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  holder = comm.broadcast(holder);
+  if (!holder.empty())
+    throw CollectiveError("the checkpoint file " + path + " is in use by " + holder +
+                          ", which is still running (a killed job's ranks can outlive mpirun "
+                          "for a moment): wait until it has ended, or give this run another "
+                          "output directory");
+  return fd;
+}
+
+} // namespace
 
 SlotFile::SlotFile(const Communicator& comm, const std::string& path, Mode mode)
     : m_comm(comm), m_path(path), m_h(std::make_unique<Handles>()) {
+  m_h->lock_path = path + ".lock";
+  m_h->lock = lock_file(comm, m_h->lock_path, path);
   const hid_t access = parallel_file_access(comm);
   if (mode == Mode::Create)
     m_h->file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access);
@@ -103,7 +157,7 @@ SlotFile::~SlotFile() {
     H5Pclose(m_h->transfer);
   if (m_h->file >= 0)
     H5Fclose(m_h->file);
-}
+} // the lock goes with m_h, after the file is closed
 
 void SlotFile::reserve(int slot, std::size_t values) {
   SlotShape shape;

@@ -6,6 +6,7 @@
 #include "gradient_cases.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/io/slot_file.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -222,6 +223,27 @@ TEST_F(CheckpointedGradient, ACorruptedSlotIsDetected) {
     if (world().is_root())
       std::remove(c.file.c_str());
     world().barrier();
+  }
+}
+
+TEST(CheckpointFile, ASecondRunIsRefusedWhileTheFirstHoldsTheFile) {
+  // A resume started while the killed run's ranks still write, or two jobs in one directory.
+  const std::string path = file_name("locked");
+  auto first = std::make_unique<io::SlotFile>(world(), path, io::SlotFile::Mode::Create);
+  std::string message;
+  try {
+    io::SlotFile second(world(), path, io::SlotFile::Mode::Open);
+  } catch (const CollectiveError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("is in use by process"), std::string::npos) << message;
+  EXPECT_NE(message.find("wait until it has ended"), std::string::npos) << message;
+  first.reset(); // closed: the lock is released and its file removed
+  EXPECT_NO_THROW(io::SlotFile(world(), path, io::SlotFile::Mode::Open));
+  world().barrier();
+  if (world().is_root()) {
+    EXPECT_FALSE(exists(path + ".lock"));
+    std::remove(path.c_str());
   }
 }
 

@@ -12,6 +12,9 @@
 /// Crash safety: a write marks the slot incomplete, writes the values, then the state, then
 /// flushes the file; a process killed during a write leaves an incomplete slot (step() = -1),
 /// never a slot whose state claims values it does not hold.
+///
+/// One run at a time: rank 0 holds an flock on `path`.lock while the file is open (released by
+/// the kernel if the process dies), and opening a file another live process holds is refused.
 
 #include "undertow/core/communicator.hpp"
 
@@ -30,7 +33,8 @@ class SlotFile {
     Open    ///< an existing file, for reading and writing (a resumed run)
   };
 
-  /// Opens `path` on every rank of `comm`. Throws CollectiveError naming the file and the fix.
+  /// Opens `path` on every rank of `comm`. Throws CollectiveError naming the file and the fix,
+  /// also when another live process has it open (see the lock above).
   /// Collective.
   SlotFile(const Communicator& comm, const std::string& path, Mode mode);
   /// Closes the file (kept on disk). Collective.
