@@ -48,6 +48,36 @@ double max_change(const Communicator& comm, const Field& a_field, const Field& b
 
 } // namespace
 
+void TopologySettings::declare_keys(ConfigSchema& s) {
+  s.add("topology.enabled", ValueType::Boolean, "false",
+        "minimise the compliance at a fixed volume fraction (true) or solve once (false)");
+  s.add("topology.volume_fraction", ValueType::Real, "0.5",
+        "allowed mean physical density; also the uniform starting design")
+      .range(1e-6, 1 - 1e-6);
+  s.add("topology.filter_radius", ValueType::Real, "1.5",
+        "density filter radius r_min [m] (the 88-line code's rmin times the element size)")
+      .above(0);
+  s.add("topology.move", ValueType::Real, "0.2",
+        "largest change of a design variable per optimality-criteria update")
+      .range(1e-6, 1);
+  s.add("topology.change_tolerance", ValueType::Real, "0.01",
+        "converged when no design variable changes by more than this")
+      .above(0);
+  s.add("topology.max_iterations", ValueType::Integer, "200",
+        "most design iterations (a run that reaches it says so)")
+      .at_least(1);
+}
+
+TopologySettings TopologySettings::from_config(const Config& c) {
+  TopologySettings t;
+  t.volume_fraction = c.get_real("topology.volume_fraction");
+  t.filter_radius = c.get_real("topology.filter_radius");
+  t.move = c.get_real("topology.move");
+  t.change_tolerance = c.get_real("topology.change_tolerance");
+  t.max_iterations = c.get_int("topology.max_iterations");
+  return t;
+}
+
 TopologyOptimisation::TopologyOptimisation(elasticity::LinearElasticity& solver,
                                            const TopologySettings& settings)
     : m_solver(solver), m_settings(settings), m_filter(solver.domain(), settings.filter_radius) {

@@ -21,7 +21,8 @@ std::string slowest_first(const std::array<T, 3>& values, int dim, T add = T(0))
 } // namespace
 
 std::string xdmf_time_series(const XdmfGrid& grid, const std::vector<std::string>& cell_datasets,
-                             const std::vector<XdmfSnapshot>& snapshots) {
+                             const std::vector<XdmfSnapshot>& snapshots,
+                             const std::vector<std::string>& node_datasets) {
   const int dim = grid.dim;
   const std::string cells = slowest_first(grid.cells, dim);
   const std::string points = slowest_first(grid.cells, dim, 1L);
@@ -43,11 +44,16 @@ std::string xdmf_time_series(const XdmfGrid& grid, const std::vector<std::string
       << "          <DataItem Format=\"XML\" Dimensions=\"" << dim << "\">"
       << slowest_first(grid.spacing, dim) << "</DataItem>\n"
       << "        </Geometry>\n";
-    for (const std::string& name : cell_datasets)
-      x << "        <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-        << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\""
-        << cells << "\">" << snap.file << ":/" << name << "</DataItem>\n"
-        << "        </Attribute>\n";
+    for (const auto* list : {&cell_datasets, &node_datasets})
+      for (const std::string& name : *list) {
+        const bool cell = list == &cell_datasets;
+        x << "        <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\""
+          << (cell ? "Cell" : "Node") << "\">\n"
+          << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" "
+          << "Dimensions=\"" << (cell ? cells : points) << "\">" << snap.file << ":/" << name
+          << "</DataItem>\n"
+          << "        </Attribute>\n";
+      }
     x << "      </Grid>\n";
   }
   x << "    </Grid>\n  </Domain>\n</Xdmf>\n";

@@ -14,7 +14,13 @@ namespace jobs {
 
 namespace {
 
+void declare_advection_diffusion_keys(ConfigSchema& s) {
+  scalar::AdvectionDiffusionParams::declare_keys(s);
+  declare_error_check_keys(s);
+}
+
 RunResult run_advection_diffusion(const RunContext& ctx) {
+  require_error_check(ctx);
   if (!ctx.restart_file.empty())
     throw ConfigError("--restart: the advection_diffusion model has no restart files (only "
                       "navier_stokes has); run it from its initial condition.");
@@ -95,7 +101,7 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
 Model advection_diffusion_model() {
   return {"advection_diffusion",
           "passive scalar, uniform velocity, FV2 + SSP-RK3, exact Fourier-mode reference",
-          &scalar::AdvectionDiffusionParams::declare_keys, &run_advection_diffusion};
+          &declare_advection_diffusion_keys, &run_advection_diffusion};
 }
 
 } // namespace jobs

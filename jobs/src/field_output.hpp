@@ -1,9 +1,8 @@
 #pragma once
-// Snapshots of a Navier-Stokes run for ParaView: <output>/fields/fields_<step>.h5 (one global
-// dataset per field, see io/field_file.hpp) and the time series <output>/fields.xmf that opens
-// them all. The XDMF file is rewritten atomically after every snapshot, so it always lists
-// complete files only.
+// Snapshots of a Navier-Stokes run for ParaView: <output>/fields/fields_<step>.h5 and the time
+// series <output>/fields.xmf that opens them all (io/snapshot_series.hpp).
 
+#include "undertow/io/snapshot_series.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
 #include <string>
@@ -20,17 +19,14 @@ class FieldOutput {
   /// written. Collective.
   void write(navier_stokes::NavierStokes& ns, long step);
 
-  long count() const { return static_cast<long>(m_snapshots.size()); }
+  long count() const { return m_series.count(); }
 
   /// The datasets of every snapshot: cell-centred ones (listed in the XDMF file) first.
   static std::vector<std::string> cell_datasets(int dim);
 
  private:
   const Domain& m_domain;
-  std::string m_dir;
-  std::string m_hash;
-  std::vector<std::pair<double, std::string>> m_snapshots; ///< time, file relative to m_dir
-  long m_last_step = -1;
+  io::SnapshotSeries m_series;
   Field m_cell; ///< scratch for cell-centred fields
 };
 

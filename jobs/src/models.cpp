@@ -1,11 +1,29 @@
 #include "models.hpp"
 
+#include "undertow/core/error.hpp"
+
 namespace undertow {
 namespace jobs {
 
 const std::vector<Model>& models() {
-  static const std::vector<Model> all = {advection_diffusion_model(), navier_stokes_model()};
+  static const std::vector<Model> all = {advection_diffusion_model(), navier_stokes_model(),
+                                         elasticity_model()};
   return all;
+}
+
+void declare_error_check_keys(ConfigSchema& s) {
+  s.add("check.l2_error_max", ValueType::Real, "0",
+        "--check fails if the RMS error against the reference exceeds this; 0: no reference")
+      .at_least(0);
+  s.add("check.linf_error_max", ValueType::Real, "0",
+        "--check fails if the max error against the reference exceeds this; 0: not checked")
+      .at_least(0);
+}
+
+void require_error_check(const RunContext& ctx) {
+  if (ctx.check_requested && ctx.config.get_real("check.l2_error_max") <= 0)
+    throw ConfigError("--check needs a reference: set check.l2_error_max in [check] of " +
+                      ctx.case_file + ".");
 }
 
 ConfigSchema schema_for(const Model& model) {
@@ -26,12 +44,6 @@ ConfigSchema schema_for(const Model& model) {
         "output directory (default: runs/<case name>); --output overrides it");
   s.add("output.progress_every", ValueType::Integer, "10",
         "print a progress line every this many steps (0: never)")
-      .at_least(0);
-  s.add("check.l2_error_max", ValueType::Real, "0",
-        "--check fails if the RMS error against the reference exceeds this; 0: no reference")
-      .at_least(0);
-  s.add("check.linf_error_max", ValueType::Real, "0",
-        "--check fails if the max error against the reference exceeds this; 0: not checked")
       .at_least(0);
   DomainSpec::declare_keys(s);
   model.declare_keys(s);

@@ -59,9 +59,17 @@ struct LoadedCase {
 LoadedCase load_case(const Communicator& comm, const std::string& case_file,
                      const std::vector<std::string>& overrides, const std::string& output);
 
+/// check.l2_error_max and check.linf_error_max, for models checked against a reference
+/// solution. Not collective.
+void declare_error_check_keys(ConfigSchema& schema);
+/// Throws ConfigError if --check was asked for and check.l2_error_max is not set. Not
+/// collective.
+void require_error_check(const RunContext& context);
+
 // Models
 Model advection_diffusion_model();
 Model navier_stokes_model();
+Model elasticity_model();
 
 } // namespace jobs
 } // namespace undertow

@@ -38,6 +38,7 @@ void declare_keys(ConfigSchema& s) {
       .items(2, 3);
   navier_stokes::BoundarySet::declare_keys(s);
   navier_stokes::ObstacleSet::declare_keys(s);
+  declare_error_check_keys(s);
   s.add("forces.reference_velocity", ValueType::Real, "1",
         "velocity U in the force coefficients C = 2 F / (U^2 L) (2D, per unit span) or "
         "2 F / (U^2 A) (3D) [m/s]")
@@ -213,6 +214,7 @@ GhiaComparison compare_with_ghia(const std::vector<double>& u, const std::vector
 }
 
 RunResult run_navier_stokes(const RunContext& ctx) {
+  require_error_check(ctx);
   const Config& cfg = ctx.config;
   const Domain& domain = ctx.domain;
   const NavierStokesParams params = flow_parameters(cfg, domain);

@@ -116,9 +116,6 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
   const Model& model = *loaded.model;
   const std::string& case_name = loaded.name;
   const std::string& output_dir = loaded.output_dir;
-  if (opt.check && config.get_real("check.l2_error_max") <= 0)
-    throw ConfigError("--check needs a reference: set check.l2_error_max in [check] of " +
-                      opt.case_file + ".");
 
   const Domain domain(comm, DomainSpec::from_config(config));
   Log log(comm);

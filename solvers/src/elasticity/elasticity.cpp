@@ -335,12 +335,13 @@ double add_body_force(const Field& cells, NodeVector& f, const Box& box, double 
 /// Element-centre strain components and von Mises stress of the owned elements.
 void centre_strain_stress(const Field& density, const Simp& simp, const Lame& lame,
                           bool plane_stress, const NodeViews& u, const IndexShift t, int dim,
-                          const double h_in[3], std::array<Field, 6>& strain, Field& vm) {
+                          const double h_in[3], std::array<Field, 6>& strain,
+                          std::array<Field, 6>& stress_out, Field& vm) {
   const FieldView rho = density.view(), out_vm = vm.view();
-  FieldView e[6];
-  for (int q = 0; q < 6; ++q)
-    e[q] = strain[q].view();
-  const FieldView e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], e4 = e[4], e5 = e[5];
+  const FieldView e0 = strain[0].view(), e1 = strain[1].view(), e2 = strain[2].view(),
+                  e3 = strain[3].view(), e4 = strain[4].view(), e5 = strain[5].view();
+  const FieldView s0 = stress_out[0].view(), s1 = stress_out[1].view(), s2 = stress_out[2].view(),
+                  s3 = stress_out[3].view(), s4 = stress_out[4].view(), s5 = stress_out[5].view();
   const double h[3] = {h_in[0], h_in[1], h_in[2]};
   for_each(
       "elasticity::strain_stress", density.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
@@ -349,12 +350,20 @@ void centre_strain_stress(const Field& density, const Simp& simp, const Lame& la
         double eps[3][3], sigma[3][3];
         centre_strain(dim, h, ue, eps);
         stress(dim, plane_stress, lame, simp.modulus(rho(i, j, k)), eps, sigma);
+        if (dim == 2 && plane_stress)
+          eps[2][2] = plane_stress_zz_strain(lame, eps);
         e0(i, j, k) = eps[0][0];
         e1(i, j, k) = eps[1][1];
         e2(i, j, k) = eps[2][2];
         e3(i, j, k) = eps[0][1];
         e4(i, j, k) = eps[1][2];
         e5(i, j, k) = eps[2][0];
+        s0(i, j, k) = sigma[0][0];
+        s1(i, j, k) = sigma[1][1];
+        s2(i, j, k) = sigma[2][2];
+        s3(i, j, k) = sigma[0][1];
+        s4(i, j, k) = sigma[1][2];
+        s5(i, j, k) = sigma[2][0];
         out_vm(i, j, k) = von_mises(sigma);
       });
 }
@@ -763,6 +772,38 @@ double LinearElasticity::dot(const NodeVector& a, const NodeVector& b) const {
   return m_domain.comm().sum(sum);
 }
 
+std::array<double, 3> LinearElasticity::node_value_at(const NodeVector& v,
+                                                      const std::array<double, 3>& point) const {
+  const GridGeometry g = v[0].geometry();
+  const IndexSpace o = v[0].owned();
+  std::array<long, 3> index{0, 0, 0};
+  long here = 1;
+  for (int a = 0; a < dim(); ++a) {
+    const double t = (point[a] - g.coordinate(a, 0)) / g.h[a];
+    index[a] = std::lround(t);
+    here = here && std::abs(t - double(index[a])) < 0.25 && index[a] >= o.begin[a] &&
+           index[a] < o.end[a];
+  }
+  std::array<double, 3> out{0, 0, 0};
+  std::vector<double> mine(4, 0.0);
+  if (here) {
+    mine[3] = 1;
+    for (int c = 0; c < dim(); ++c) {
+      auto one = Kokkos::subview(v[c].view(), index[0], index[1], index[2]);
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one);
+      mine[c] = host();
+    }
+  }
+  const std::vector<double> all = m_domain.comm().sum(mine);
+  if (all[3] < 0.5)
+    throw ConfigError(format("the point (%g, %g, %g) m is not a node of the grid: give a node's "
+                             "coordinates (a multiple of the spacing from the origin)",
+                             point[0], point[1], point[2]));
+  for (int c = 0; c < dim(); ++c)
+    out[c] = all[c] / all[3]; // a node is owned by one rank
+  return out;
+}
+
 double LinearElasticity::compliance() const {
   return dot(m_f, m_u);
 }
@@ -781,10 +822,11 @@ void LinearElasticity::apply_stiffness(const NodeVector& x, NodeVector& y) {
     m_node_halo->scatter_add(y[c]);
 }
 
-void LinearElasticity::strain_and_stress(std::array<Field, 6>& strain, Field& vm) const {
+void LinearElasticity::strain_and_stress(std::array<Field, 6>& strain, std::array<Field, 6>& stress,
+                                         Field& vm) const {
   const double h[3] = {m_domain.spacing(0), m_domain.spacing(1), m_domain.spacing(2)};
   centre_strain_stress(m_density, m_spec.simp, m_lame, m_spec.plane_stress, views_of(m_u),
-                       index_shift(m_density, m_u[0]), dim(), h, strain, vm);
+                       index_shift(m_density, m_u[0]), dim(), h, strain, stress, vm);
 }
 
 } // namespace elasticity

@@ -19,6 +19,12 @@ struct TopologySettings {
   double move = 0.2;              ///< largest change of a design variable per iteration
   double change_tolerance = 0.01; ///< stop when no design variable changes by more
   long max_iterations = 200;
+
+  /// The case-file keys of [topology] (topology.enabled switches the optimisation on).
+  /// Not collective.
+  static void declare_keys(ConfigSchema& schema);
+  /// The settings of a validated configuration. Not collective.
+  static TopologySettings from_config(const Config& config);
 };
 
 /// What one iteration measured (at the densities it started from).

@@ -2,7 +2,8 @@
 /// \file
 /// XDMF sidecars: the light-weight XML that lets ParaView (and VisIt) open a series of HDF5
 /// snapshots as one time-dependent dataset. We describe uniform grids (CoRectMesh) with
-/// cell-centred scalar attributes stored as datasets of FieldFile layout (slowest axis first).
+/// cell- or vertex-centred scalar attributes stored as datasets of FieldFile layout (slowest axis
+/// first).
 
 #include "undertow/core/domain.hpp"
 
@@ -29,9 +30,11 @@ struct XdmfSnapshot {
 XdmfGrid xdmf_grid(const Domain& domain);
 
 /// The XDMF document of a time series: one uniform grid per snapshot, each with the cell
-/// datasets named in `cell_datasets`. Not collective.
+/// datasets named in `cell_datasets` and the vertex datasets in `node_datasets` (Location::Node
+/// fields of a grid without periodic axes: cells + 1 points per axis). Not collective.
 std::string xdmf_time_series(const XdmfGrid& grid, const std::vector<std::string>& cell_datasets,
-                             const std::vector<XdmfSnapshot>& snapshots);
+                             const std::vector<XdmfSnapshot>& snapshots,
+                             const std::vector<std::string>& node_datasets = {});
 
 } // namespace io
 } // namespace undertow

@@ -12,6 +12,7 @@
 /// Units: lengths [m], E and tractions [Pa], point loads [N], body forces [N/m^3]; in 2D every
 /// quantity is per unit thickness.
 
+#include "undertow/core/config.hpp"
 #include "undertow/core/field.hpp"
 #include "undertow/core/halo.hpp"
 #include "undertow/core/log.hpp"
@@ -57,6 +58,10 @@ enum class LinearSolver {
   Direct  ///< LU through MUMPS: for small problems and exact comparisons
 };
 
+/// Most [supportK] and [loadK] sections a case may have (K = 1, 2, ...).
+constexpr int kMaxSupports = 8;
+constexpr int kMaxLoads = 8;
+
 struct ElasticitySpec {
   Simp simp;                ///< E0, E_min [Pa] and the SIMP exponent
   double poisson = 0.3;     ///< Poisson ratio, in (-1, 0.5)
@@ -67,6 +72,14 @@ struct ElasticitySpec {
   LinearSolver solver = LinearSolver::CgGamg;
   double rtol = 1e-10; ///< relative residual reduction of the CG solve
   long max_iterations = 5000;
+
+  /// The case-file keys: [material], [elasticity] (the linear solver), [support1..8] and
+  /// [load1..8]. Not collective.
+  static void declare_keys(ConfigSchema& schema);
+  /// The spec of a validated configuration. Throws ConfigError naming the key for a box with the
+  /// wrong number of corners, lo above hi, a support that fixes nothing, or no support at all.
+  /// Not collective.
+  static ElasticitySpec from_config(const Config& config, int dim);
 };
 
 /// Node fields of the displacement-like quantities: component c in [c], dim of them used.
@@ -116,6 +129,12 @@ class LinearElasticity {
   /// supported components is ignored, lambda is 0 there). Collective.
   SolveInfo solve_adjoint(const NodeVector& g, NodeVector& lambda);
 
+  /// The node value of `v` nearest to `point` [m] (within a quarter cell along every axis),
+  /// component by component, on every rank. Throws ConfigError if no node is there (the point is
+  /// outside the domain or between nodes). Collective.
+  std::array<double, 3> node_value_at(const NodeVector& v,
+                                      const std::array<double, 3>& point) const;
+
   /// Compliance f . u [J] of the last solve. Collective.
   double compliance() const;
   /// out_e = a_e^T k0 b_e per element (owned cells): the derivative of b^T K a with respect to
@@ -132,9 +151,13 @@ class LinearElasticity {
   NodeVector make_node_vector(const std::string& name) const;
   /// Sum over owned nodes and components of a . b. Collective.
   double dot(const NodeVector& a, const NodeVector& b) const;
-  /// Cell fields of the element-centre strain (xx, yy, zz, xy, yz, zx) and von Mises stress [Pa]
-  /// of the current displacement; Not collective.
-  void strain_and_stress(std::array<Field, 6>& strain, Field& von_mises) const;
+  /// Cell fields (owned values) of the element-centre strain and stress [Pa], components xx,
+  /// yy, zz, xy, yz, zx (tensor, not engineering, shear strain), and the von Mises stress [Pa]
+  /// of the current displacement. In 2D plane stress the zz stress is 0 and the zz strain is the
+  /// thickness change it implies; in plane strain the zz strain is 0.
+  /// Not collective.
+  void strain_and_stress(std::array<Field, 6>& strain, std::array<Field, 6>& stress,
+                         Field& von_mises) const;
   /// The halo plan of the node fields.
   HaloPlan& node_halo() { return *m_node_halo; }
   /// Unit-modulus element matrix k0, row-major (dim 2^dim)^2 entries, on the device.

@@ -136,6 +136,12 @@ KOKKOS_INLINE_FUNCTION void stress(int dim, bool plane_stress, const Lame& lame,
     sigma[2][2] = plane_stress ? 0.0 : E * lame.lambda * trace;
 }
 
+/// Plane stress: the out-of-plane strain that sigma_zz = 0 implies,
+/// eps_zz = -lambda* / (2 mu) (eps_xx + eps_yy), with the plane-stress lambda* of unit_lame.
+KOKKOS_INLINE_FUNCTION double plane_stress_zz_strain(const Lame& lame, const double eps[3][3]) {
+  return -lame.lambda / (2.0 * lame.mu) * (eps[0][0] + eps[1][1]);
+}
+
 /// Von Mises equivalent stress [Pa].
 KOKKOS_INLINE_FUNCTION double von_mises(const double s[3][3]) {
   const double d01 = s[0][0] - s[1][1], d12 = s[1][1] - s[2][2], d20 = s[2][2] - s[0][0];

@@ -1,0 +1,325 @@
+/// The elasticity model for `undertow run`: one static solve, or minimum-compliance topology
+/// optimisation (topology.enabled); fields to HDF5/XDMF, the convergence table to CSV, density
+/// snapshots as XDMF series and PNG, figures for --report, and the case's reference check.
+
+#include "models.hpp"
+
+#include "undertow/adjoint/topology_optimisation.hpp"
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+#include "undertow/core/version.hpp"
+#include "undertow/io/csv.hpp"
+#include "undertow/io/files.hpp"
+#include "undertow/io/png.hpp"
+#include "undertow/io/snapshot_series.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+using elasticity::LinearElasticity;
+
+const char* kComponents[6] = {"xx", "yy", "zz", "xy", "yz", "zx"};
+
+void declare_elasticity_keys(ConfigSchema& s) {
+  elasticity::ElasticitySpec::declare_keys(s);
+  adjoint::TopologySettings::declare_keys(s);
+  s.add("output.snapshot_every", ValueType::Integer, "10",
+        "topology: write the densities (XDMF series and PNG) every this many iterations; the "
+        "first and last are always written (0: those only)")
+      .at_least(0);
+  s.add("output.png", ValueType::Boolean, "true",
+        "topology: also write each density snapshot as a greyscale PNG (2D; mid-plane in 3D)");
+  s.add("check.compliance", ValueType::Real, "0",
+        "--check: the reference compliance [J] (0: not checked)")
+      .at_least(0);
+  s.add("check.compliance_rtol", ValueType::Real, "1e-6",
+        "--check: allowed relative deviation from check.compliance")
+      .above(0);
+  s.add("check.iterations", ValueType::Integer, "0",
+        "--check: the reference number of topology iterations (0: not checked)")
+      .at_least(0);
+  s.add("check.probe", ValueType::RealList, "0 0 0",
+        "--check and report: a node [m] whose displacement is reported, one entry per axis")
+      .items(2, 3);
+  s.add("check.probe_displacement", ValueType::RealList, "0 0 0",
+        "--check: the reference displacement [m] at check.probe (components to check: those "
+        "nonzero)")
+      .items(2, 3);
+  s.add("check.probe_rtol", ValueType::Real, "0.01",
+        "--check: allowed relative deviation of each nonzero component of "
+        "check.probe_displacement")
+      .above(0);
+}
+
+/// Cell and node fields of a solved state: displacement (nodes), strain, stress, von Mises and
+/// the density (cells).
+void write_fields(io::SnapshotSeries& series, const LinearElasticity& s, long step,
+                  std::array<Field, 6>& strain, std::array<Field, 6>& stress, Field& vm) {
+  if (!series.begin(step, double(step)))
+    return;
+  const int dim = s.dim();
+  for (int c = 0; c < dim; ++c)
+    series.node(std::string("displacement_") + "xyz"[c], s.displacement()[c]);
+  s.strain_and_stress(strain, stress, vm);
+  const int components = dim == 2 ? 4 : 6; // 2D: xx yy zz xy
+  for (int q = 0; q < components; ++q) {
+    series.cell(std::string("strain_") + kComponents[q], strain[q]);
+    series.cell(std::string("stress_") + kComponents[q], stress[q]);
+  }
+  series.cell("von_mises", vm);
+  series.cell("density", s.density());
+  series.commit();
+}
+
+/// The physical densities as a greyscale image (solid black, void white), top row = largest y;
+/// the mid-plane z slice in 3D. Collective (gathers to rank 0, which writes).
+void write_density_png(const Communicator& comm, const Field& density, const std::string& path) {
+  const std::vector<double> all = gather_to_root(comm, density);
+  run_on_root(comm, [&] {
+    const IndexSpace& g = density.layout().global;
+    const long nx = g.end[0] - g.begin[0], ny = g.end[1] - g.begin[1], nz = g.end[2] - g.begin[2];
+    const long zoom = std::max(1L, 600 / nx); // square pixels per element: images >= ~600 wide
+    const long width = nx * zoom, height = ny * zoom;
+    std::vector<unsigned char> pixels(static_cast<std::size_t>(width * height));
+    for (long r = 0; r < height; ++r)
+      for (long c = 0; c < width; ++c) {
+        const long i = c / zoom, j = ny - 1 - r / zoom;
+        const double rho = all[static_cast<std::size_t>((i * ny + j) * nz + nz / 2)];
+        const double grey = 255.0 * (1.0 - std::min(1.0, std::max(0.0, rho)));
+        pixels[static_cast<std::size_t>(r * width + c)] = static_cast<unsigned char>(grey + 0.5);
+      }
+    io::write_png_grey(path, width, height, pixels);
+  });
+}
+
+struct Probe {
+  bool given = false;
+  std::array<double, 3> point{0, 0, 0}, reference{0, 0, 0};
+};
+
+Probe probe_from(const Config& cfg, int dim) {
+  Probe p;
+  p.given = cfg.is_given("check.probe");
+  const auto point = cfg.get_real_list("check.probe");
+  const auto ref = cfg.get_real_list("check.probe_displacement");
+  if (p.given && static_cast<int>(point.size()) != dim)
+    throw ConfigError("check.probe needs " + std::to_string(dim) + " coordinates [m]");
+  if (cfg.is_given("check.probe_displacement") && !p.given)
+    throw ConfigError("check.probe_displacement is given without check.probe: name the node");
+  for (int a = 0; a < dim && a < static_cast<int>(point.size()); ++a)
+    p.point[a] = point[a];
+  for (int a = 0; a < dim && a < static_cast<int>(ref.size()); ++a)
+    p.reference[a] = ref[a];
+  return p;
+}
+
+RunResult run_elasticity(const RunContext& ctx) {
+  if (!ctx.restart_file.empty())
+    throw ConfigError("--restart: the elasticity model has no restart files; run the case again");
+  const Config& cfg = ctx.config;
+  const int dim = ctx.domain.dim();
+  const bool topology = cfg.get_bool("topology.enabled");
+  const Probe probe = probe_from(cfg, dim);
+  const double c_ref = cfg.get_real("check.compliance");
+  const long iterations_ref = cfg.get_int("check.iterations");
+  const bool has_reference =
+      c_ref > 0 || iterations_ref > 0 || cfg.is_given("check.probe_displacement");
+  if (ctx.check_requested && !has_reference)
+    throw ConfigError("--check needs a reference: set check.compliance, check.iterations or "
+                      "check.probe_displacement in [check]");
+  if (iterations_ref > 0 && !topology)
+    throw ConfigError("check.iterations counts topology iterations: set topology.enabled = true "
+                      "or remove it");
+
+  const auto spec = elasticity::ElasticitySpec::from_config(cfg, dim);
+  LinearElasticity solver(ctx.domain, spec);
+  ctx.log.info(format("elasticity: %.0f displacement unknowns, E0 = %g Pa, nu = %g",
+                      double(solver.global_dofs()), spec.simp.E0, spec.poisson) +
+               (dim == 2 ? (spec.plane_stress ? ", plane stress" : ", plane strain") : "") +
+               (spec.solver == elasticity::LinearSolver::Direct ? ", MUMPS LU" : ", CG + GAMG"));
+
+  std::array<Field, 6> strain, stress;
+  for (int q = 0; q < 6; ++q) {
+    strain[q] = Field(ctx.domain, Location::Cell, 0, "strain");
+    stress[q] = Field(ctx.domain, Location::Cell, 0, "stress");
+  }
+  Field vm(ctx.domain, Location::Cell, 0, "von_mises");
+  const std::map<std::string, std::string> attributes = {
+      {"undertow_version", UNDERTOW_VERSION_STRING},
+      {"config_hash", cfg.hash()},
+      {"units", "lengths and displacements m, stress Pa (per unit thickness in 2D), strain "
+                "1 (tensor components), density 1; 'time' is the design iteration"},
+      {"layout", "global arrays, slowest axis first (z, y, x); displacement on the vertices, "
+                 "the rest on the elements"}};
+  io::SnapshotSeries fields(ctx.domain, ctx.output_dir, "fields", attributes);
+
+  RunResult result;
+  auto& f = result.figures;
+  Timers& timers = result.timers;
+  long design_iterations = 0;
+  double compliance = 0;
+  if (!topology) {
+    const auto start = std::chrono::steady_clock::now();
+    const elasticity::SolveInfo info = solver.solve();
+    timers.add("solve",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    compliance = solver.compliance();
+    ctx.log.info(format("solved in %.0f iterations (residual %.3e): compliance %.10e J",
+                        double(info.iterations), info.residual, compliance));
+    f["solver_iterations"] = double(info.iterations);
+    io::CsvSeries csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
+                      {"iteration", "compliance", "solver_iterations"});
+    csv.append({0.0, compliance, double(info.iterations)});
+  } else {
+    const auto settings = adjoint::TopologySettings::from_config(cfg);
+    adjoint::TopologyOptimisation opt(solver, settings);
+    io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", attributes);
+    const bool png = cfg.get_bool("output.png");
+    const long every = cfg.get_int("output.snapshot_every");
+    const long progress_every = std::max(1L, cfg.get_int("output.progress_every"));
+    run_on_root(ctx.domain.comm(), [&] { io::make_directories(ctx.output_dir + "/png"); });
+    io::CsvSeries csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
+                      {"iteration", "compliance", "volume", "change", "solver_iterations",
+                       "seconds_solve", "seconds_sensitivity", "seconds_update"});
+    auto snapshot = [&](long iteration) {
+      if (!densities.begin(iteration, double(iteration)))
+        return;
+      densities.cell("density", opt.physical());
+      densities.cell("design", opt.design());
+      densities.commit();
+      if (png) {
+        char name[64];
+        std::snprintf(name, sizeof name, "/png/density_%05ld.png", iteration);
+        write_density_png(ctx.domain.comm(), opt.physical(), ctx.output_dir + name);
+      }
+    };
+    snapshot(0);
+    ctx.log.info(format("topology optimisation: volume fraction %g, filter radius %g m, move %g",
+                        settings.volume_fraction, settings.filter_radius, settings.move) +
+                 format(", stop at change <= %g or %.0f iterations", settings.change_tolerance,
+                        double(settings.max_iterations)));
+    ctx.log.info(" iteration   compliance [J]   volume   change   solver its   s/iteration");
+    const auto start = std::chrono::steady_clock::now();
+    adjoint::TopologyIteration it;
+    while (!opt.converged() && it.iteration < settings.max_iterations) {
+      it = opt.step();
+      if (!std::isfinite(it.compliance))
+        throw CollectiveError(format("topology iteration %.0f: the compliance is not finite; "
+                                     "check the supports and material.youngs_modulus_min",
+                                     double(it.iteration)));
+      csv.append({double(it.iteration), it.compliance, it.volume, it.change,
+                  double(it.solver_iterations), it.seconds_solve, it.seconds_sensitivity,
+                  it.seconds_update});
+      timers.add("topology solve", it.seconds_solve);
+      timers.add("topology sensitivity", it.seconds_sensitivity);
+      timers.add("topology update", it.seconds_update);
+      const bool last = opt.converged() || it.iteration == settings.max_iterations;
+      if (it.iteration % progress_every == 0 || last || it.iteration == 1) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double per = elapsed / double(it.iteration);
+        char line[160];
+        std::snprintf(line, sizeof line, "%10ld   %14.8e   %6.4f   %6.4f   %10ld   %11.3f",
+                      it.iteration, it.compliance, it.volume, it.change, it.solver_iterations, per);
+        ctx.log.info(
+            std::string(line) +
+            (last ? std::string()
+                  : "   ETA " +
+                        format_duration(per * double(settings.max_iterations - it.iteration)) +
+                        " at most"));
+      }
+      if ((every > 0 && it.iteration % every == 0) || last)
+        snapshot(it.iteration);
+    }
+    design_iterations = it.iteration;
+    compliance = it.compliance;
+    if (!opt.converged())
+      ctx.log.info(format("warning: not converged after %.0f iterations (last change %.4f): "
+                          "raise topology.max_iterations",
+                          double(it.iteration), it.change));
+    else
+      ctx.log.info(format("converged after %.0f iterations: compliance %.10e J, volume %.6f",
+                          double(it.iteration), it.compliance, it.volume));
+    ctx.log.info("densities: " + densities.xdmf_path() +
+                 (png ? ", " + ctx.output_dir + "/png" : ""));
+    f["iterations"] = double(design_iterations);
+    f["converged"] = opt.converged();
+    f["volume"] = it.volume;
+    f["change"] = it.change;
+    // The compliance above is the 88-line code's: at the densities each iteration started
+    // from. The fields below are those of the final densities: solve once more for them.
+    solver.solve();
+    f["compliance_final_design"] = solver.compliance();
+    ctx.log.info(format("compliance of the final design: %.10e J", solver.compliance()));
+  }
+  f["compliance"] = compliance;
+  f["unknowns"] = double(solver.global_dofs());
+  f["solver_iterations_total"] = double(solver.total_iterations());
+  write_fields(fields, solver, design_iterations, strain, stress, vm);
+  f["von_mises_max"] = global_max(ctx.domain.comm(), vm);
+  ctx.log.info("fields: " + fields.xdmf_path());
+
+  std::array<double, 3> u_probe{0, 0, 0};
+  if (probe.given) {
+    u_probe = solver.node_value_at(solver.displacement(), probe.point);
+    for (int c = 0; c < dim; ++c)
+      f["probe_displacement"][std::string(1, "xyz"[c])] = u_probe[c];
+    ctx.log.info(format("displacement at the probe: (%.10e, %.10e, %.10e) m", u_probe[0],
+                        u_probe[1], u_probe[2]));
+  }
+
+  result.has_reference = has_reference;
+  if (has_reference) {
+    bool ok = true;
+    std::string summary;
+    if (c_ref > 0) {
+      const double rel = std::abs(compliance - c_ref) / c_ref;
+      const double allowed = cfg.get_real("check.compliance_rtol");
+      ok = ok && rel <= allowed;
+      summary += format("compliance %.10e against %.10e (relative deviation %.2e", compliance,
+                        c_ref, rel) +
+                 format(", allowed %.1e)", allowed);
+    }
+    if (iterations_ref > 0) {
+      ok = ok && design_iterations == iterations_ref;
+      summary +=
+          (summary.empty() ? "" : "; ") +
+          format("%.0f iterations against %.0f", double(design_iterations), double(iterations_ref));
+    }
+    if (cfg.is_given("check.probe_displacement")) {
+      const double allowed = cfg.get_real("check.probe_rtol");
+      for (int c = 0; c < dim; ++c) {
+        const double ref = probe.reference[c];
+        if (ref == 0)
+          continue;
+        const double rel = std::abs(u_probe[c] - ref) / std::abs(ref);
+        ok = ok && rel <= allowed;
+        summary += (summary.empty() ? "" : "; ") + std::string("u_") + "xyz"[c] +
+                   format(" at the probe %.6e m against %.6e (relative deviation %.2e", u_probe[c],
+                          ref, rel) +
+                   format(", allowed %.1e)", allowed);
+      }
+    }
+    result.check_passed = ok;
+    result.check_summary = summary;
+  }
+  return result;
+}
+
+} // namespace
+
+Model elasticity_model() {
+  return {"elasticity",
+          "linear elasticity, Q1 finite elements, CG + GAMG; static solve or SIMP topology "
+          "optimisation (OC, density filter)",
+          &declare_elasticity_keys, &run_elasticity};
+}
+
+} // namespace jobs
+} // namespace undertow
