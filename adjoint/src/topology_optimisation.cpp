@@ -91,7 +91,6 @@ TopologyOptimisation::TopologyOptimisation(elasticity::LinearElasticity& solver,
   m_x_new = Field(d, Location::Cell, 0, "topology::x_new");
   m_dc = Field(d, Location::Cell, 0, "topology::dc");
   m_dv = Field(d, Location::Cell, 0, "topology::dv");
-  m_filtered = Field(d, Location::Cell, 0, "topology::filtered");
   fill_value(m_x, m_x.owned(), settings.volume_fraction);
   // dv: the volume's sensitivities through the filter (the volume is linear in x̃).
   Field ones(d, Location::Cell, 0, "topology::ones");
@@ -119,29 +118,31 @@ TopologyIteration TopologyOptimisation::step() {
   out.seconds_sensitivity = seconds_since(start);
   out.solver_iterations = m_solver.total_iterations() - before;
 
-  // Bisection on the volume multiplier, as the reference code does it.
+  // Bisection on the volume multiplier, as the reference code does it. The volume of the
+  // filtered candidate, sum_i (H x / Hs)_i, is the dot product of x with dv = H^T (1 / Hs): no
+  // filter application per bisection step (the reference code filters each time; the two agree
+  // to round-off).
   start = std::chrono::steady_clock::now();
   double l1 = 0.0, l2 = 1e9;
   const double target = m_settings.volume_fraction * cells;
   while ((l2 - l1) / (l1 + l2) > 1e-3) {
     const double lmid = 0.5 * (l2 + l1);
     oc_candidate(m_x, m_dc, m_dv, lmid, m_settings.move, m_x_new);
-    m_filter.apply(m_x_new, m_filtered);
-    if (global_sum(comm, m_filtered) > target)
+    if (global_dot(comm, m_x_new, m_dv) > target)
       l1 = lmid;
     else
       l2 = lmid;
   }
   m_last_change = max_change(comm, m_x_new, m_x);
   copy(m_x_new, m_x);
-  copy(m_filtered, m_solver.density());
+  m_filter.apply(m_x, m_solver.density());
   out.change = m_last_change;
   out.volume = global_sum(comm, m_solver.density()) / cells;
   out.seconds_update = seconds_since(start);
   if (!std::isfinite(out.compliance))
     throw CollectiveError("topology: the compliance is not finite at iteration " +
                           std::to_string(out.iteration) +
-                          "; raise elasticity.E_min so that void elements keep some stiffness");
+                          "; raise material.youngs_modulus_min so that void elements keep some stiffness");
   return out;
 }
 

@@ -3,11 +3,13 @@
 MATLAB topology-optimisation code (Andreassen, Clausen, Schevenels, Lazarov & Sigmund, Struct.
 Multidisc. Optim. 43:1-16, 2011) with its density filter (ft = 2): the half MBB beam, unit
 elements, E0 = 1, Emin = 1e-9, nu = 0.3, plane stress, OC update with move 0.2 and bisection to
-1e-3, stopping when no density changes by more than 0.01.
+1e-3, stopping when no density changes by more than 0.01. With "cantilever" as a sixth argument,
+the paper's cantilever instead: the left edge clamped, a unit load down at the lower right corner.
 
 It exists to check undertow's topology-optimisation case against the reference algorithm:
 
     python3 cases/mbb_beam/top88_reference.py 60 20 0.5 3 1.5
+    python3 cases/mbb_beam/top88_reference.py 80 40 0.4 3 1.5 cantilever
 
 prints the compliance of every iteration and the final compliance and iteration count. Needs
 numpy and scipy (pip install numpy scipy); the undertow build does not.
@@ -30,7 +32,7 @@ def element_stiffness(nu):
     return 1 / (1 - nu ** 2) * k[np.array(idx)]
 
 
-def main(nelx, nely, volfrac, penal, rmin):
+def main(nelx, nely, volfrac, penal, rmin, problem="mbb"):
     E0, Emin, nu, move = 1.0, 1e-9, 0.3, 0.2
     KE = element_stiffness(nu)
     # Nodes numbered column by column from the top-left corner, as in the reference code.
@@ -42,8 +44,12 @@ def main(nelx, nely, volfrac, penal, rmin):
     jK = np.kron(edofmat, np.ones((1, 8), dtype=int)).reshape(-1)
     ndof = 2 * (nelx + 1) * (nely + 1)
     F = np.zeros(ndof)
-    F[1] = -1.0  # downward unit load at the top-left node
-    fixed = np.union1d(np.arange(0, 2 * (nely + 1), 2), [ndof - 1])
+    if problem == "mbb":
+        F[1] = -1.0  # downward unit load at the top-left node
+        fixed = np.union1d(np.arange(0, 2 * (nely + 1), 2), [ndof - 1])
+    else:  # the paper's cantilever: left edge clamped, unit load down at the lower right corner
+        F[ndof - 1] = -1.0
+        fixed = np.arange(0, 2 * (nely + 1))
     free = np.setdiff1d(np.arange(ndof), fixed)
     # Density filter weights.
     rows, cols, vals = [], [], []
@@ -94,4 +100,5 @@ def main(nelx, nely, volfrac, penal, rmin):
 
 if __name__ == "__main__":
     args = sys.argv[1:] or ["60", "20", "0.5", "3", "1.5"]
-    main(int(args[0]), int(args[1]), float(args[2]), float(args[3]), float(args[4]))
+    main(int(args[0]), int(args[1]), float(args[2]), float(args[3]), float(args[4]),
+         args[5] if len(args) > 5 else "mbb")

@@ -139,6 +139,8 @@ RunResult run_elasticity(const RunContext& ctx) {
 
   const auto spec = elasticity::ElasticitySpec::from_config(cfg, dim);
   LinearElasticity solver(ctx.domain, spec);
+  if (probe.given) // a probe between nodes is refused now, not after the run
+    solver.node_value_at(solver.displacement(), probe.point);
   ctx.log.info(format("elasticity: %.0f displacement unknowns, E0 = %g Pa, nu = %g",
                       double(solver.global_dofs()), spec.simp.E0, spec.poisson) +
                (dim == 2 ? (spec.plane_stress ? ", plane stress" : ", plane strain") : "") +

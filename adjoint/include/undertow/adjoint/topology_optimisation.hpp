@@ -57,7 +57,7 @@ class TopologyOptimisation {
   elasticity::LinearElasticity& m_solver;
   TopologySettings m_settings;
   DensityFilter m_filter;
-  Field m_x, m_x_new, m_dc, m_dv, m_filtered;
+  Field m_x, m_x_new, m_dc, m_dv;
   double m_last_change = 1.0;
   long m_iteration = 0;
 };
