@@ -116,6 +116,10 @@ Probe probe_from(const Config& cfg, int dim) {
     p.point[a] = point[a];
   for (int a = 0; a < dim && a < static_cast<int>(ref.size()); ++a)
     p.reference[a] = ref[a];
+  if (cfg.is_given("check.probe_displacement") && p.reference[0] == 0 && p.reference[1] == 0 &&
+      p.reference[2] == 0)
+    throw ConfigError("check.probe_displacement is zero in every component, so --check would "
+                      "compare nothing: give the nonzero reference components [m]");
   return p;
 }
 
