@@ -6,8 +6,9 @@
 ///   K λ = w f + g   (λ = 0 on supported components: the transposed solve; K is symmetric),
 ///   dJ/dρ_e = -E'(ρ_e) λ_eᵀ k0 u_e,   dJ/dE0 = -Σ_e ρ_e^p λ_eᵀ k0 u_e,   dJ/df = w u + λ.
 ///
-/// Compliance (w = 1, g = 0) with zero prescribed displacements is self-adjoint (λ = u), but the
-/// transposed solve is done anyway: it costs one solve and covers every case alike.
+/// Compliance (g = 0) with zero prescribed displacements is self-adjoint: λ = w u, taken without
+/// a solve. Every other case (a displacement functional, prescribed nonzero displacements) does
+/// the transposed solve.
 
 #include "undertow/solvers/elasticity/elasticity.hpp"
 

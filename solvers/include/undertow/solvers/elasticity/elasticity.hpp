@@ -88,7 +88,9 @@ using NodeVector = std::array<Field, 3>;
 /// What one linear solve did.
 struct SolveInfo {
   long iterations = 0;
-  double residual = 0; ///< final preconditioned residual norm
+  double residual = 0;         ///< final preconditioned residual norm
+  double seconds_assembly = 0; ///< K(rho) into PETSc and the supports imposed (this rank)
+  double seconds_solve = 0;    ///< KSP set-up (GAMG hierarchy or LU factors) and solve
 };
 
 class LinearElasticity {
