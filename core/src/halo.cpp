@@ -230,4 +230,26 @@ void HaloPlan::scatter_add(Field& field) {
     unpack(field.view(), m.box, m_send_buffer, m.offset, /*add=*/true);
 }
 
+void reflect_into_boundary_ghosts(const Domain& d, const std::array<double, 6>& sign, Field& f) {
+  const FieldView v = f.view();
+  for (int a = 0; a < d.dim(); ++a) {
+    if (d.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      if (!d.touches_boundary(a, side))
+        continue;
+      IndexSpace slab = f.ghosted();
+      const long ghost = side == 0 ? f.owned().begin[a] - 1 : f.owned().end[a];
+      slab.begin[a] = ghost;
+      slab.end[a] = ghost + 1;
+      const double s = sign[static_cast<std::size_t>(2 * a + side)];
+      const long inward = side == 0 ? 1 : -1;
+      const long di = a == 0 ? inward : 0, dj = a == 1 ? inward : 0, dk = a == 2 ? inward : 0;
+      for_each(
+          "halo::reflect_into_boundary_ghosts", slab,
+          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = s * v(i + di, j + dj, k + dk); });
+    }
+  }
+}
+
 } // namespace undertow

@@ -28,8 +28,8 @@ bool SnapshotSeries::begin(long step, double time) {
   m_open = std::make_unique<FieldFile>(m_domain, m_dir + "/" + name, FieldFile::Mode::Create);
   m_open_step = step;
   m_open_time = time;
-  m_open_cells.clear();
-  m_open_nodes.clear();
+  m_cells.clear();
+  m_nodes.clear();
   return true;
 }
 
@@ -37,7 +37,7 @@ void SnapshotSeries::cell(const std::string& name, const Field& f) {
   if (f.location() != Location::Cell)
     throw Error("SnapshotSeries::cell: " + name + " is not a cell field");
   extra(name, f);
-  m_open_cells.push_back(name);
+  m_cells.push_back(name);
 }
 
 void SnapshotSeries::node(const std::string& name, const Field& f) {
@@ -47,7 +47,7 @@ void SnapshotSeries::node(const std::string& name, const Field& f) {
     if (m_domain.periodic(a))
       throw Error("SnapshotSeries::node: XDMF vertex attributes need non-periodic axes");
   extra(name, f);
-  m_open_nodes.push_back(name);
+  m_nodes.push_back(name);
 }
 
 void SnapshotSeries::extra(const std::string& name, const Field& f) {
@@ -72,8 +72,6 @@ void SnapshotSeries::commit() {
   m_open->commit();
   m_open.reset();
   m_last_step = m_open_step;
-  m_cells = m_open_cells;
-  m_nodes = m_open_nodes;
   m_snapshots.push_back({m_open_time, m_open_name});
   std::vector<XdmfSnapshot> series;
   for (const auto& s : m_snapshots)

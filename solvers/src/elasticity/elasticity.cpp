@@ -6,8 +6,8 @@
 #include <petscksp.h>
 
 #include <chrono>
-#include <utility>
 #include <cmath>
+#include <utility>
 
 namespace undertow {
 namespace elasticity {
@@ -172,6 +172,15 @@ void element_values(const Field& density, const Simp& simp, int dim,
       });
 }
 
+/// Row r of the unit element matrix (nd x nd, row-major) times an element vector: (k0 x)_r.
+KOKKOS_INLINE_FUNCTION double k0_row(const Kokkos::View<double*, MemorySpace>& k0, int nd, int r,
+                                     const double* x) {
+  double row = 0.0;
+  for (int s = 0; s < nd; ++s)
+    row += k0(r * nd + s) * x[s];
+  return row;
+}
+
 /// out_e = a_e^T k0 b_e over the owned elements.
 void element_products(const Field& density, const NodeViews& a, const NodeViews& b,
                       const IndexShift t, int dim, const Kokkos::View<double*, MemorySpace>& k0,
@@ -184,12 +193,8 @@ void element_products(const Field& density, const NodeViews& a, const NodeViews&
         gather_element(a, dim, i + t.s[0], j + t.s[1], k + t.s[2], ae);
         gather_element(b, dim, i + t.s[0], j + t.s[1], k + t.s[2], be);
         double sum = 0.0;
-        for (int r = 0; r < nd; ++r) {
-          double row = 0.0;
-          for (int s = 0; s < nd; ++s)
-            row += k0(r * nd + s) * be[s];
-          sum += ae[r] * row;
-        }
+        for (int r = 0; r < nd; ++r)
+          sum += ae[r] * k0_row(k0, nd, r, be);
         out(i, j, k) = sum;
       });
 }
@@ -204,12 +209,8 @@ void element_apply(const Field& density, const Simp& simp, const NodeViews& x, c
         double xe[kMaxElementDofs], ye[kMaxElementDofs];
         gather_element(x, dim, i + t.s[0], j + t.s[1], k + t.s[2], xe);
         const double E = simp.modulus(rho(i, j, k));
-        for (int r = 0; r < nd; ++r) {
-          double row = 0.0;
-          for (int s = 0; s < nd; ++s)
-            row += k0(r * nd + s) * xe[s];
-          ye[r] = E * row;
-        }
+        for (int r = 0; r < nd; ++r)
+          ye[r] = E * k0_row(k0, nd, r, xe);
         scatter_element(y, dim, i + t.s[0], j + t.s[1], k + t.s[2], ye);
       });
 }

@@ -29,27 +29,10 @@ void inverse_diagonal(const CellLaplacian& op, const Field& x_field, Field& inv_
 
 /// Boundary ghosts: mirror at Neumann faces, negated at Dirichlet faces.
 void fill_boundary_ghosts(const Domain& d, const PressureFaces& faces, Field& f) {
-  // Boundary ghosts, axis by axis over the whole ghosted extent of the other axes, so that
-  // corner ghosts become products of the two faces' signs.
-  const FieldView v = f.view();
-  for (int a = 0; a < d.dim(); ++a) {
-    if (d.periodic(a))
-      continue;
-    for (int side = 0; side < 2; ++side) {
-      if (!d.touches_boundary(a, side))
-        continue;
-      IndexSpace slab = f.ghosted();
-      const long ghost = side == 0 ? f.owned().begin[a] - 1 : f.owned().end[a];
-      slab.begin[a] = ghost;
-      slab.end[a] = ghost + 1;
-      const double sign = faces[2 * a + side] == PressureBoundary::Dirichlet ? -1.0 : 1.0;
-      const long di = a == 0 ? (side == 0 ? 1 : -1) : 0, dj = a == 1 ? (side == 0 ? 1 : -1) : 0,
-                 dk = a == 2 ? (side == 0 ? 1 : -1) : 0;
-      for_each(
-          "mg::boundary_ghosts", slab,
-          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = sign * v(i + di, j + dj, k + dk); });
-    }
-  }
+  std::array<double, 6> sign{};
+  for (std::size_t q = 0; q < 6; ++q)
+    sign[q] = faces[q] == PressureBoundary::Dirichlet ? -1.0 : 1.0;
+  reflect_into_boundary_ghosts(d, sign, f);
 }
 
 /// Subtracts the global mean of the owned values. Collective.

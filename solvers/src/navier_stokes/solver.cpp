@@ -136,24 +136,6 @@ void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space) 
 }
 const char* kNames[3] = {"ns::u", "ns::v", "ns::w"};
 
-/// Ghosts of a cell field beyond the non-periodic boundaries := the cell inside.
-void extend_to_boundary_ghosts(const Domain& d, Field& f) {
-  const FieldView v = f.view();
-  for (int a = 0; a < d.dim(); ++a) {
-    if (d.periodic(a))
-      continue;
-    for (int side = 0; side < 2; ++side) {
-      if (!d.touches_boundary(a, side))
-        continue;
-      const long inward = side == 0 ? 1 : -1;
-      const long ghost = side == 0 ? f.owned().begin[a] - 1 : f.owned().end[a];
-      for_each(
-          "ns::design_ghost", layer(f.ghosted(), a, ghost),
-          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = at(v, i, j, k, a, inward); });
-    }
-  }
-}
-
 linear::PoissonSpec pressure_spec(const NavierStokesParams& p) {
   linear::PoissonSpec s = p.pressure;
   s.faces = p.boundaries.pressure_faces();
@@ -215,7 +197,7 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     design = Field(domain, Location::Cell, kGhost, "ns::design");
     copy(params.obstacles.design, design);
     m_cell_halo->fill(design);
-    extend_to_boundary_ghosts(domain, design);
+    reflect_into_boundary_ghosts(domain, {1, 1, 1, 1, 1, 1}, design); // the cell inside
   }
   // chi = 1 - (1 - design) prod_k (1 - mask_k): the union of the bodies, smooth in each mask
   // (overlapping bodies stay at chi = 1), and chi = mask for a single body.

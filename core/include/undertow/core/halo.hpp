@@ -65,4 +65,12 @@ class HaloPlan {
   bool m_fill_pending = false;
 };
 
+/// Boundary ghosts by reflection: the first ghost layer beyond each non-periodic domain face this
+/// rank touches := sign[2 axis + side] times the owned value next to it (side 0: low, 1: high).
+/// Axis by axis over the whole ghosted extent of the other axes, so that corner ghosts get the
+/// product of the two faces' signs. +1 extends a field (zero normal gradient), -1 makes it vanish
+/// on the face. Not collective.
+void reflect_into_boundary_ghosts(const Domain& domain, const std::array<double, 6>& sign,
+                                  Field& f);
+
 } // namespace undertow

@@ -53,7 +53,7 @@ class SnapshotSeries {
   long m_open_step = -1, m_last_step = -1;
   double m_open_time = 0;
   std::string m_open_name;
-  std::vector<std::string> m_cells, m_nodes, m_open_cells, m_open_nodes;
+  std::vector<std::string> m_cells, m_nodes; ///< listed in the XDMF: those of the last snapshot
   std::vector<std::pair<double, std::string>> m_snapshots; ///< time, file relative to m_dir
 };
 
