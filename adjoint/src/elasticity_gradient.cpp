@@ -3,6 +3,7 @@
 namespace undertow {
 namespace adjoint {
 
+using elasticity::combine;
 using elasticity::LinearElasticity;
 using elasticity::NodeVector;
 using elasticity::Simp;
@@ -11,19 +12,6 @@ namespace {
 
 bool has_weights(const StaticObjective& objective) {
   return objective.displacement_weights[0].view().data() != nullptr;
-}
-
-/// out := a * x + b * y over every local value (ghosts included), component by component.
-void combine(int dim, double a, const NodeVector& x, double b, const NodeVector* y,
-             NodeVector& out) {
-  for (int c = 0; c < dim; ++c) {
-    const FieldView o = out[c].view(), xv = x[c].view();
-    const FieldView yv = y ? (*y)[c].view() : xv;
-    const double wy = y ? b : 0.0;
-    for_each(
-        "elasticity_adjoint::combine", out[c].ghosted(),
-        KOKKOS_LAMBDA(long i, long j, long k) { o(i, j, k) = a * xv(i, j, k) + wy * yv(i, j, k); });
-  }
 }
 
 /// True if every prescribed displacement is zero.

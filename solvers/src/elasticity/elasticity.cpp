@@ -105,13 +105,17 @@ KOKKOS_INLINE_FUNCTION bool in_box(const double lo[3], const double hi[3], doubl
   return true;
 }
 
-void compute_unit_matrix(int dim, const double h_in[3], const Lame& lame,
-                         const Kokkos::View<double*, MemorySpace>& k0) {
+void compute_unit_matrices(int dim, const double h_in[3], const Lame& lame,
+                           const Kokkos::View<double*, MemorySpace>& k0,
+                           const Kokkos::View<double*, MemorySpace>& m0) {
   const int nd = dim * nodes_per_element(dim);
   const double h[3] = {h_in[0], h_in[1], h_in[2]};
   Kokkos::parallel_for(
-      "elasticity::unit_element_matrix", Kokkos::RangePolicy<ExecutionSpace>(0, nd * nd),
-      KOKKOS_LAMBDA(int t) { k0(t) = unit_stiffness(dim, h, lame, t / nd, t % nd); });
+      "elasticity::unit_element_matrices", Kokkos::RangePolicy<ExecutionSpace>(0, nd * nd),
+      KOKKOS_LAMBDA(int t) {
+        k0(t) = unit_stiffness(dim, h, lame, t / nd, t % nd);
+        m0(t) = unit_mass(dim, h, t / nd, t % nd);
+      });
 }
 
 void number_nodes(const Field& id_field, long first) {
@@ -156,9 +160,10 @@ void element_pattern(const Field& density, const Field& node_id, int dim, const 
       });
 }
 
-/// COO values: E(rho_e) k0 for every owned element.
-void element_values(const Field& density, const Simp& simp, int dim,
+/// COO values: a E(rho_e) k0 + b m0 for every owned element (b: mass weight times density).
+void element_values(const Field& density, const Simp& simp, int dim, double a, double b,
                     const Kokkos::View<double*, MemorySpace>& k0,
+                    const Kokkos::View<double*, MemorySpace>& m0,
                     const Kokkos::View<PetscScalar*, MemorySpace>& values) {
   const FieldView rho = density.view();
   const Box3 cells(density.owned());
@@ -166,9 +171,9 @@ void element_values(const Field& density, const Simp& simp, int dim,
   for_each(
       "elasticity::coo_values", density.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         const long e = cells.packed(i, j, k);
-        const double E = simp.modulus(rho(i, j, k));
+        const double aE = a * simp.modulus(rho(i, j, k));
         for (int t = 0; t < nd2; ++t)
-          values(e * nd2 + t) = E * k0(t);
+          values(e * nd2 + t) = aE * k0(t) + b * m0(t);
       });
 }
 
@@ -199,18 +204,25 @@ void element_products(const Field& density, const NodeViews& a, const NodeViews&
       });
 }
 
-/// y_e += E_e k0 x_e, added into the (ghosted) node fields of y.
-void element_apply(const Field& density, const Simp& simp, const NodeViews& x, const NodeViews& y,
-                   const IndexShift t, int dim, const Kokkos::View<double*, MemorySpace>& k0) {
+/// y_e += E_e k0 xk_e + rho_m m0 xm_e, added into the (ghosted) node fields of y; a null
+/// input's term is left out.
+void element_apply(const Field& density, const Simp& simp, double mass_density,
+                   const NodeViews* xk, const NodeViews* xm, const NodeViews& y, const IndexShift t,
+                   int dim, const Kokkos::View<double*, MemorySpace>& k0,
+                   const Kokkos::View<double*, MemorySpace>& m0) {
   const FieldView rho = density.view();
   const int nd = dim * nodes_per_element(dim);
+  const bool stiffness = xk != nullptr, mass = xm != nullptr;
+  const NodeViews a = stiffness ? *xk : *xm, b = mass ? *xm : *xk;
   for_each(
-      "elasticity::apply_stiffness", density.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        double xe[kMaxElementDofs], ye[kMaxElementDofs];
-        gather_element(x, dim, i + t.s[0], j + t.s[1], k + t.s[2], xe);
+      "elasticity::apply_operator", density.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        double ae[kMaxElementDofs], be[kMaxElementDofs], ye[kMaxElementDofs];
+        gather_element(a, dim, i + t.s[0], j + t.s[1], k + t.s[2], ae);
+        gather_element(b, dim, i + t.s[0], j + t.s[1], k + t.s[2], be);
         const double E = simp.modulus(rho(i, j, k));
         for (int r = 0; r < nd; ++r)
-          ye[r] = E * k0_row(k0, nd, r, xe);
+          ye[r] = (stiffness ? E * k0_row(k0, nd, r, ae) : 0.0) +
+                  (mass ? mass_density * k0_row(m0, nd, r, be) : 0.0);
         scatter_element(y, dim, i + t.s[0], j + t.s[1], k + t.s[2], ye);
       });
 }
@@ -402,6 +414,18 @@ std::string describe(const Box& b, int dim) {
 
 } // namespace
 
+void combine(int dim, double a, const NodeVector& x, double b, const NodeVector* y,
+             NodeVector& out) {
+  for (int c = 0; c < dim; ++c) {
+    const FieldView o = out[c].view(), xv = x[c].view();
+    const FieldView yv = y ? (*y)[c].view() : xv;
+    const double wy = y ? b : 0.0;
+    for_each(
+        "elasticity::combine", out[c].ghosted(),
+        KOKKOS_LAMBDA(long i, long j, long k) { o(i, j, k) = a * xv(i, j, k) + wy * yv(i, j, k); });
+  }
+}
+
 LinearElasticity::LinearElasticity(const Domain& domain, const ElasticitySpec& spec)
     : m_domain(domain), m_spec(spec), m_petsc(std::make_unique<Petsc>()) {
   for (int a = 0; a < domain.dim(); ++a)
@@ -413,6 +437,9 @@ LinearElasticity::LinearElasticity(const Domain& domain, const ElasticitySpec& s
   if (!(spec.simp.E0 > 0) || !(spec.simp.E_min >= 0) || spec.simp.E_min >= spec.simp.E0)
     throw ConfigError(format("elasticity: need E0 > E_min >= 0, got E0 = %g, E_min = %g",
                              spec.simp.E0, spec.simp.E_min));
+  if (!(spec.mass_density > 0))
+    throw ConfigError(format("elasticity: material.mass_density must be > 0 [kg/m^3], got %g",
+                             spec.mass_density));
   if (spec.supports.empty())
     throw ConfigError("elasticity: no support is given, so the structure can move as a rigid "
                       "body; add a [support1] section");
@@ -426,8 +453,9 @@ LinearElasticity::LinearElasticity(const Domain& domain, const ElasticitySpec& s
   m_fixed = make_node_vector("elasticity::fixed");
   const int nd = dim() * nodes_per_element(dim());
   m_k0 = Kokkos::View<double*, MemorySpace>("elasticity::k0", nd * nd);
+  m_m0 = Kokkos::View<double*, MemorySpace>("elasticity::m0", nd * nd);
   const double h[3] = {domain.spacing(0), domain.spacing(1), domain.spacing(2)};
-  compute_unit_matrix(dim(), h, m_lame, m_k0);
+  compute_unit_matrices(dim(), h, m_lame, m_k0, m_m0);
   build_numbering();
   build_pattern();
   build_supports();
@@ -706,9 +734,10 @@ void LinearElasticity::build_loads() {
   }
 }
 
-void LinearElasticity::assemble() {
+void LinearElasticity::assemble(double stiffness_weight, double mass_weight) {
   Petsc& p = *m_petsc;
-  element_values(m_density, m_spec.simp, dim(), m_k0, p.coo_values);
+  element_values(m_density, m_spec.simp, dim(), stiffness_weight,
+                 mass_weight * m_spec.mass_density, m_k0, m_m0, p.coo_values);
   Kokkos::deep_copy(p.coo_values_host, p.coo_values);
   check_petsc(MatSetValuesCOO(p.K, p.coo_values_host.data(), INSERT_VALUES), "MatSetValuesCOO");
 }
@@ -739,7 +768,8 @@ SolveInfo LinearElasticity::run_ksp(const char* what) {
 SolveInfo LinearElasticity::solve() {
   Petsc& p = *m_petsc;
   const auto start = std::chrono::steady_clock::now();
-  assemble();
+  assemble(1.0, 0.0);
+  forget_operator();
   to_petsc(m_f, dim(), p.packed, p.b);
   // Start from the last displacement, with the prescribed values on the supports.
   to_petsc(m_u, dim(), p.packed, p.x);
@@ -768,6 +798,23 @@ SolveInfo LinearElasticity::solve() {
 }
 
 SolveInfo LinearElasticity::solve_adjoint(const NodeVector& g, NodeVector& lambda) {
+  return solve_operator(g, lambda, "adjoint");
+}
+
+void LinearElasticity::assemble_operator(double stiffness_weight, double mass_weight) {
+  if (m_operator_weights[0] == stiffness_weight && m_operator_weights[1] == mass_weight)
+    return;
+  Petsc& p = *m_petsc;
+  assemble(stiffness_weight, mass_weight);
+  check_petsc(MatZeroRowsColumns(p.K, static_cast<PetscInt>(p.rows.size()), p.rows.data(), 1.0,
+                                 nullptr, nullptr),
+              "MatZeroRowsColumns");
+  check_petsc(KSPSetOperators(p.ksp, p.K, p.K), "KSPSetOperators");
+  m_operator_weights = {stiffness_weight, mass_weight};
+}
+
+SolveInfo LinearElasticity::solve_operator(const NodeVector& g, NodeVector& lambda,
+                                           const char* what) {
   Petsc& p = *m_petsc;
   to_petsc(g, dim(), p.packed, p.b);
   check_petsc(VecSetValues(p.b, static_cast<PetscInt>(p.rows.size()), p.rows.data(), p.zeros.data(),
@@ -777,7 +824,7 @@ SolveInfo LinearElasticity::solve_adjoint(const NodeVector& g, NodeVector& lambd
   check_petsc(VecAssemblyEnd(p.b), "VecAssemblyEnd");
   check_petsc(VecSet(p.x, 0.0), "VecSet");
   check_petsc(KSPSetInitialGuessNonzero(p.ksp, PETSC_FALSE), "KSPSetInitialGuessNonzero");
-  const SolveInfo info = run_ksp("adjoint");
+  const SolveInfo info = run_ksp(what);
   // The next forward solve starts from the displacement again.
   from_petsc(p.x, dim(), p.packed, lambda);
   for (int c = 0; c < dim(); ++c)
@@ -837,20 +884,26 @@ void LinearElasticity::element_energy(const NodeVector& a, const NodeVector& b, 
                    out);
 }
 
-void LinearElasticity::apply_stiffness(const NodeVector& x, NodeVector& y) {
+void LinearElasticity::apply_operator(const NodeVector* x_stiffness, const NodeVector* x_mass,
+                                      NodeVector& y) {
   for (int c = 0; c < dim(); ++c)
     fill_value(y[c], y[c].ghosted(), 0.0);
-  element_apply(m_density, m_spec.simp, views_of(x), views_of(y), index_shift(m_density, x[0]),
-                dim(), m_k0);
+  if (!x_stiffness && !x_mass)
+    return;
+  const NodeViews xk = views_of(x_stiffness ? *x_stiffness : *x_mass);
+  const NodeViews xm = views_of(x_mass ? *x_mass : *x_stiffness);
+  element_apply(m_density, m_spec.simp, m_spec.mass_density, x_stiffness ? &xk : nullptr,
+                x_mass ? &xm : nullptr, views_of(y), index_shift(m_density, y[0]), dim(), m_k0,
+                m_m0);
   for (int c = 0; c < dim(); ++c)
     m_node_halo->scatter_add(y[c]);
 }
 
-void LinearElasticity::strain_and_stress(std::array<Field, 6>& strain, std::array<Field, 6>& stress,
-                                         Field& vm) const {
+void LinearElasticity::strain_and_stress(const NodeVector& u, std::array<Field, 6>& strain,
+                                         std::array<Field, 6>& stress, Field& vm) const {
   const double h[3] = {m_domain.spacing(0), m_domain.spacing(1), m_domain.spacing(2)};
-  centre_strain_stress(m_density, m_spec.simp, m_lame, m_spec.plane_stress, views_of(m_u),
-                       index_shift(m_density, m_u[0]), dim(), h, strain, stress, vm);
+  centre_strain_stress(m_density, m_spec.simp, m_lame, m_spec.plane_stress, views_of(u),
+                       index_shift(m_density, u[0]), dim(), h, strain, stress, vm);
 }
 
 } // namespace elasticity

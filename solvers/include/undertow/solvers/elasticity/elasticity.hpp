@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Static linear elasticity with Q1 finite elements on the shared decomposition
+/// Linear elasticity with Q1 finite elements on the shared decomposition
 /// (docs/elasticity.md): displacements at the nodes (Location::Node fields), one element per
 /// cell with a per-element Young's modulus from SIMP, E(rho) = E_min + rho^p (E0 - E_min).
 /// The stiffness is assembled in Kokkos kernels as COO values (E_e times the unit element
@@ -85,6 +85,11 @@ struct ElasticitySpec {
 /// Node fields of the displacement-like quantities: component c in [c], dim of them used.
 using NodeVector = std::array<Field, 3>;
 
+/// out := a x + b y over every local value (ghosts included) of components 0 to dim - 1; y may
+/// be null (then b is not used). `out` may be x or y. Not collective.
+void combine(int dim, double a, const NodeVector& x, double b, const NodeVector* y,
+             NodeVector& out);
+
 /// What one linear solve did.
 struct SolveInfo {
   long iterations = 0;
@@ -131,6 +136,23 @@ class LinearElasticity {
   /// supported components is ignored, lambda is 0 there). Collective.
   SolveInfo solve_adjoint(const NodeVector& g, NodeVector& lambda);
 
+  /// Assembles A = stiffness_weight K(rho) + mass_weight M (M the consistent mass of density
+  /// spec().mass_density) with homogeneous supports: the rows and columns of supported
+  /// components are those of the identity. Nothing is done if A already holds these weights;
+  /// after a change of density() or simp(), or after solve(), it is assembled again (see
+  /// forget_operator). For time integration. Collective.
+  void assemble_operator(double stiffness_weight, double mass_weight);
+  /// Makes the next assemble_operator() assemble (call after changing density() or simp()).
+  void forget_operator() { m_operator_weights = {-1.0, -1.0}; }
+  /// Solves A x = g with the operator of the last assemble_operator() or solve(), homogeneous
+  /// supports (g on supported components is ignored, x is 0 there); ghosts of x filled. `what`
+  /// names the solve in errors. Throws CollectiveError if it does not converge. Collective.
+  SolveInfo solve_operator(const NodeVector& g, NodeVector& x, const char* what);
+  /// y := K(rho) x_stiffness + M x_mass matrix-free (either input may be null; no supports),
+  /// ghosts of the inputs filled by the caller; y's owned values complete [N]. Collective
+  /// (scatter_add).
+  void apply_operator(const NodeVector* x_stiffness, const NodeVector* x_mass, NodeVector& y);
+
   /// The node value of `v` nearest to `point` [m] (within a quarter cell along every axis),
   /// component by component, on every rank. Throws ConfigError if no node is there (the point is
   /// outside the domain or between nodes). Collective.
@@ -145,7 +167,7 @@ class LinearElasticity {
   void element_energy(const NodeVector& a, const NodeVector& b, Field& out) const;
   /// y := K(rho) x matrix-free from the element point functions (no supports), ghosts of x
   /// filled by the caller; y's owned values are complete. Collective (scatter_add).
-  void apply_stiffness(const NodeVector& x, NodeVector& y);
+  void apply_stiffness(const NodeVector& x, NodeVector& y) { apply_operator(&x, nullptr, y); }
   /// 1 on supported components of owned and ghost nodes, 0 elsewhere.
   const NodeVector& supported() const { return m_fixed; }
 
@@ -159,11 +181,18 @@ class LinearElasticity {
   /// thickness change it implies; in plane strain the zz strain is 0.
   /// Not collective.
   void strain_and_stress(std::array<Field, 6>& strain, std::array<Field, 6>& stress,
-                         Field& von_mises) const;
+                         Field& von_mises) const {
+    strain_and_stress(m_u, strain, stress, von_mises);
+  }
+  /// The same for the displacement `u` (ghosts filled), e.g. a dynamic state.
+  void strain_and_stress(const NodeVector& u, std::array<Field, 6>& strain,
+                         std::array<Field, 6>& stress, Field& von_mises) const;
   /// The halo plan of the node fields.
   HaloPlan& node_halo() { return *m_node_halo; }
   /// Unit-modulus element matrix k0, row-major (dim 2^dim)^2 entries, on the device.
   const Kokkos::View<double*, MemorySpace>& unit_element_matrix() const { return m_k0; }
+  /// Unit-density consistent element mass m0, laid out as k0, on the device.
+  const Kokkos::View<double*, MemorySpace>& unit_element_mass() const { return m_m0; }
   /// Iterations of every solve so far (forward and adjoint).
   long total_iterations() const { return m_total_iterations; }
 
@@ -177,7 +206,8 @@ class LinearElasticity {
   using HostNodeView = Kokkos::View<double***, FieldLayoutTag, Kokkos::HostSpace>;
   /// Throws ConfigError if the supported components leave a rigid-body motion free.
   void check_rigid_body_motions(const std::array<HostNodeView, 3>& fixed) const;
-  void assemble();
+  /// COO values of stiffness_weight K(rho) + mass_weight M into the PETSc matrix.
+  void assemble(double stiffness_weight, double mass_weight);
   SolveInfo run_ksp(const char* what);
 
   const Domain& m_domain;
@@ -187,7 +217,9 @@ class LinearElasticity {
   Field m_density;
   Field m_node_id; ///< global node number (as a double), ghosts filled
   NodeVector m_u, m_f, m_fixed;
-  Kokkos::View<double*, MemorySpace> m_k0;
+  Kokkos::View<double*, MemorySpace> m_k0, m_m0;
+  /// The weights of the operator assemble_operator() last assembled ({-1, -1}: none).
+  std::array<double, 2> m_operator_weights{-1.0, -1.0};
   long m_owned_nodes = 0, m_first_node = 0, m_global_dofs = 0;
   long m_total_iterations = 0;
   std::unique_ptr<Petsc> m_petsc;

@@ -15,6 +15,9 @@
 ///
 /// with the Lamé parameters of E = 1. Plane stress replaces lambda by 2 lambda mu / (lambda + 2
 /// mu).
+///
+/// The consistent mass of an element of mass density rho_m is rho_m m0 (unit_mass), also the same
+/// for every element.
 
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -102,6 +105,25 @@ KOKKOS_INLINE_FUNCTION double unit_stiffness(int dim, const double h[3], const L
                 lame.mu * ((c == d ? dot : 0.0) + grad_n[d] * grad_m[c]));
   }
   return k;
+}
+
+/// Entry (r, s) of the unit-density consistent element mass m0, r = dim n + c, s = dim m + d:
+/// delta_cd * integral of N_n N_m over the element [m^3, m^2 per unit thickness in 2D]. The
+/// 2^dim Gauss points are exact (N_n N_m is quadratic along each axis).
+KOKKOS_INLINE_FUNCTION double unit_mass(int dim, const double h[3], int r, int s) {
+  if (r % dim != s % dim)
+    return 0.0;
+  const int n = r / dim, m = s / dim;
+  double det = 1.0;
+  for (int a = 0; a < dim; ++a)
+    det *= 0.5 * h[a];
+  double sum = 0.0;
+  for (int q = 0; q < nodes_per_element(dim); ++q) {
+    double xi[3];
+    gauss_point(dim, q, xi);
+    sum += det * shape(dim, n, xi) * shape(dim, m, xi);
+  }
+  return sum;
 }
 
 /// Small strain at the element centre from its nodal displacements u_e (dim * 2^dim values):
