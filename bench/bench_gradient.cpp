@@ -92,8 +92,8 @@ void measure(const Communicator& comm, long per_diameter, long steps, int repeat
     std::printf("%5ld %9ldx%-4ld %6ld %10.3f %10.3f %10.3f %8.2f %8.2f %8.2f %10.1f %10.1f "
                 "%10.1f %8.1f %8.1f\n",
                 per_diameter, s.cells[0], s.cells[1], steps, forward, g.forward_seconds,
-                g.reverse_seconds, gradient / forward, double(g.poisson_iterations_forward) / steps,
-                double(g.poisson_iterations_reverse) / steps, g.tape_bytes / 1048576.0,
+                g.reverse_seconds, gradient / forward, double(g.iterations_forward) / steps,
+                double(g.iterations_reverse) / steps, g.tape_bytes / 1048576.0,
                 solver_fields / 1048576.0, g.tape_bytes / solver_fields, rss_forward, rss_gradient);
   const Timers& t = g.reverse_timers;
   if (comm.is_root())

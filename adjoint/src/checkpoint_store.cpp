@@ -91,6 +91,15 @@ const Snapshot& MemoryCheckpointStore::load(int slot) const {
   return it->second;
 }
 
+Snapshot MemoryCheckpointStore::take(int slot) {
+  const auto it = m_slots.find(slot);
+  if (it == m_slots.end())
+    throw Error("checkpoint slot " + std::to_string(slot) + " is empty");
+  Snapshot out = std::move(it->second);
+  m_slots.erase(it);
+  return out;
+}
+
 void MemoryCheckpointStore::erase(int slot) {
   m_slots.erase(slot);
 }

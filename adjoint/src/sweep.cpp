@@ -1,8 +1,9 @@
 /// \file
-/// GradientDriver::gradient: the forward run that the schedule asks for, the reverse sweep, the
-/// checkpoint stores and the resume records that let a killed gradient continue bitwise.
+/// reverse_sweep (sweep.hpp): the forward run that the schedule asks for, the reverse sweep, the
+/// checkpoint stores and the resume records that let a killed gradient continue bitwise, for any
+/// AdjointModel.
 
-#include "undertow/adjoint/gradient.hpp"
+#include "undertow/adjoint/sweep.hpp"
 
 #include "sweep_support.hpp"
 #include "undertow/core/error.hpp"
@@ -12,9 +13,6 @@
 
 namespace undertow {
 namespace adjoint {
-
-using navier_stokes::NavierStokes;
-using navier_stokes::StepTape;
 
 namespace {
 
@@ -29,35 +27,6 @@ Snapshot signature(const Checkpointing& c, long steps) {
   s.numbers["signature_high"] = double(c.signature >> 32);
   s.numbers["signature_low"] = double(c.signature & 0xffffffffull);
   s.numbers["steps"] = double(steps);
-  return s;
-}
-
-/// The forward state a run restarts from: the solver's state fields (velocity, potential,
-/// pressure) and its clock, shared (the store copies).
-Snapshot forward_snapshot(NavierStokes& ns) {
-  Snapshot s;
-  s.step = ns.steps();
-  for (const auto& named : ns.state_fields())
-    s.fields.emplace_back(named.first, *named.second);
-  s.numbers["time"] = ns.time();
-  s.numbers["steps"] = double(ns.steps());
-  s.numbers["psi_scale"] = ns.psi_scale();
-  return s;
-}
-
-void restore_forward(const Snapshot& s, NavierStokes& ns) {
-  auto fields = ns.state_fields();
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    copy(s.fields.at(i).second, *fields[i].second);
-  ns.restore_clock(s.numbers.at("time"), static_cast<long>(s.numbers.at("steps")),
-                   s.numbers.at("psi_scale"));
-}
-
-StepSeeds make_seeds(NavierStokes& ns) {
-  StepSeeds s;
-  s.velocity = ns.make_velocity("adj::seed");
-  s.force.assign(ns.obstacle_count(), {0, 0, 0});
-  s.psi = Field(ns.domain(), Location::Cell, 1, "adj::seed_psi");
   return s;
 }
 
@@ -92,16 +61,14 @@ struct Replay {
   }
 };
 
-/// One gradient computation (GradientDriver::gradient).
+/// One run of reverse_sweep.
 class Sweep {
  public:
-  Sweep(NavierStokes& ns, ObjectiveSum& J, const Checkpointing& c, const std::vector<double>& dts,
-        const Log& log, long every, std::function<std::unique_ptr<NavierStokes>()> fresh)
-      : m_ns(ns), m_J(J), m_adj(ns), m_c(c), m_dts(dts), m_steps(static_cast<long>(dts.size())),
-        m_dim(ns.domain().dim()), m_fresh(std::move(fresh)), m_schedule(make_schedule(c, m_steps)),
-        m_state(ns.make_velocity("adj::state")), m_lambda(ns.make_velocity("adj::lambda")),
-        m_after(ns.make_velocity("adj::after")), m_seeds(make_seeds(ns)), m_t_end(total(dts)),
-        m_forward(log, m_t_end, every), m_reverse(log, m_t_end, every) {
+  Sweep(AdjointModel& model, const Checkpointing& c, const std::vector<double>& dts, const Log& log,
+        long every)
+      : m_model(model), m_c(c), m_dts(dts), m_steps(static_cast<long>(dts.size())),
+        m_schedule(make_schedule(c, m_steps)), m_t_end(total(dts)), m_forward(log, m_t_end, every),
+        m_reverse(log, m_t_end, every) {
     const int slots = m_schedule->slots();
     std::vector<bool> in_memory(static_cast<std::size_t>(slots), true);
     if (c.schedule == Checkpointing::Schedule::Multistage)
@@ -111,8 +78,8 @@ class Sweep {
       for (int q = 0; q < slots; ++q)
         in_memory[static_cast<std::size_t>(q)] = q < c.ram_slots;
     if (c.disk_slots > 0) {
-      m_disk = std::make_unique<Hdf5CheckpointStore>(ns.domain().comm(), c.file, c.resume);
-      const Snapshot prototype = forward_snapshot(ns);
+      m_disk = std::make_unique<Hdf5CheckpointStore>(model.comm(), c.file, c.resume);
+      const Snapshot prototype = model.state();
       for (int q = 0; q < slots; ++q)
         if (!in_memory[static_cast<std::size_t>(q)])
           m_disk->reserve(q, prototype);
@@ -133,13 +100,13 @@ class Sweep {
         in_memory, m_memory, m_disk ? static_cast<CheckpointStore&>(*m_disk) : m_memory);
   }
 
-  Gradient run() {
+  SweepStats run() {
     if (m_c.resume)
       resume();
     for (Action a = m_schedule->next(); a.kind != Action::Done; a = m_schedule->next()) {
       execute(a);
       ++m_actions;
-      if (!m_schedule->ended() && m_ns.steps() == m_steps)
+      if (!m_schedule->ended() && m_model.steps() == m_steps)
         m_schedule->end_at(m_steps);
       if (m_disk)
         write_record(a);
@@ -161,59 +128,48 @@ class Sweep {
   }
 
   /// One forward step from the current state, taped or not; the objective term the first time
-  /// the step is taken. Leaves the prepared state after the step in m_state.
-  void take_step(StepTape* tape) {
-    const long n = m_ns.steps();
+  /// the step is taken.
+  void take_step(Snapshot* tape) {
+    const long n = m_model.steps();
     const auto t0 = std::chrono::steady_clock::now();
     const double dt = m_dts[static_cast<std::size_t>(n)];
-    m_ns.step(dt, tape);
-    m_g.poisson_iterations_forward += m_ns.poisson_iterations();
-    prepared_state(m_ns, m_state);
+    m_g.iterations_forward += m_model.step(dt, tape);
     if (n != m_reached) {
       ++m_g.recomputed_steps;
       m_g.recompute_seconds += seconds_since(t0);
       return;
     }
-    StepState s;
-    s.step = n + 1;
-    s.time = m_ns.time();
-    s.dt = dt;
-    s.last = n + 1 == m_steps;
-    s.velocity = &m_state;
-    s.forces = &m_ns.forces();
-    s.psi = &m_ns.potential();
-    m_g.objective += m_J.value(s);
+    const bool last = n + 1 == m_steps;
+    m_g.objective += m_model.objective_term(n + 1, dt, last);
     ++m_reached;
-    if (s.last && !std::isfinite(m_g.objective))
+    if (last && !std::isfinite(m_g.objective))
       throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
                             "time.cfl or time.dt");
-    m_forward.update(s.step, s.time, dt, format("forward, J = %.10e", m_g.objective), s.last);
+    m_forward.update(n + 1, m_model.time(), dt, format("forward, J = %.10e", m_g.objective), last);
     m_g.forward_seconds += seconds_since(t0);
   }
 
   void execute(const Action& a) {
     switch (a.kind) {
     case Action::Advance:
-      while (m_ns.steps() < a.step)
+      while (m_model.steps() < a.step)
         take_step(nullptr);
       break;
     case Action::Save:
-      m_checkpoints->save(a.slot, forward_snapshot(m_ns));
+      m_checkpoints->save(a.slot, m_model.state());
       m_g.checkpoint_bytes = std::max(m_g.checkpoint_bytes, m_checkpoints->bytes());
       break;
     case Action::Restore:
-      restore_forward(m_checkpoints->load(a.slot), m_ns);
+      m_model.restore(m_checkpoints->load(a.slot));
       break;
     case Action::Record: {
       // The tape's fields go to the store without a copy: those of a tape already reversed if
       // there is one (revolve), else new ones (every tape of store-all stays).
-      StepTape fresh;
-      if (!m_spare.empty()) {
-        fresh = std::move(m_spare.back());
-        m_spare.pop_back();
-      }
-      take_step(&fresh);
-      m_tapes.adopt(static_cast<int>(a.step), to_snapshot(fresh, a.step, m_dim));
+      Snapshot tape = std::move(m_spare);
+      m_spare = Snapshot{};
+      take_step(&tape);
+      tape.step = a.step;
+      m_tapes.adopt(static_cast<int>(a.step), std::move(tape));
       m_g.tape_bytes = std::max(m_g.tape_bytes, m_tapes.bytes());
       break;
     }
@@ -225,61 +181,28 @@ class Sweep {
     }
   }
 
-  /// The adjoint of step k from its tape; then the tape's fields are spare and its state x_k is
-  /// kept in m_after for the objective of the step before.
+  /// The adjoint of step k from its tape; then the tape's fields are spare.
   void reverse(long k) {
     const auto start = std::chrono::steady_clock::now();
     m_reversing = true;
-    from_snapshot(m_tapes.load(static_cast<int>(k)), m_tape, m_dim);
-    StepState s;
-    s.step = k + 1;
-    s.time = m_tape.time + m_tape.dt;
-    s.dt = m_tape.dt;
-    s.last = k + 1 == m_steps;
-    // The state after this step: kept by the adjoint step after it, or (the last step) in the
-    // solver, which has just recorded it.
-    s.velocity = m_has_after ? &m_after : &m_state;
-    s.forces = &m_tape.forces;
-    m_J.derivative(s, m_seeds);
-    if (m_seeds.has_velocity) {
-      m_adj.prepare_adjoint(m_seeds.velocity);
-      for (int c = 0; c < m_dim; ++c)
-        axpy(1.0, m_seeds.velocity[c], m_lambda[c]);
-    }
-    m_adj.step_adjoint(m_tape, m_lambda, m_seeds.force, m_seeds.has_psi ? &m_seeds.psi : nullptr);
-    // x_k is the state after the step reversed next: keep the tape's u0 by swapping it with the
-    // previous one (no copy); the tape goes spare with the old fields.
-    for (int c = 0; c < m_dim; ++c)
-      std::swap(m_tape.u0[c], m_after[c]);
-    m_has_after = true;
-    if (m_spare.empty())
-      m_spare.push_back(std::move(m_tape));
-    m_tape = StepTape{};
-    m_tapes.erase(static_cast<int>(k));
-    m_g.poisson_iterations_reverse += m_adj.take_poisson_iterations();
+    Snapshot tape = m_tapes.take(static_cast<int>(k));
+    const double dt = m_dts[static_cast<std::size_t>(k)];
+    m_g.iterations_reverse += m_model.reverse(k, k + 1 == m_steps, tape);
+    if (m_spare.fields.empty())
+      m_spare = std::move(tape);
     m_g.reverse_seconds += seconds_since(start);
-    const double t = s.time - s.dt;
-    m_reverse.update(m_steps - k, m_t_end - t, s.dt,
+    double t = 0; // the time of x_k
+    for (long n = 0; n < k; ++n)
+      t += m_dts[static_cast<std::size_t>(n)];
+    m_reverse.update(m_steps - k, m_t_end - t, dt,
                      format("reverse, step %.0f of the forward run", double(k + 1)), k == 0);
   }
 
-  /// The initial condition u_0 = project(u_initial), then the chain rule to the parameters.
+  /// The adjoint of the initial state and the chain rule to the parameters.
   void finish() {
     const auto start = std::chrono::steady_clock::now();
-    m_adj.project_adjoint(m_lambda, 0);
-    m_g.initial = m_ns.make_velocity("dJ_du_initial");
-    for (int c = 0; c < m_dim; ++c)
-      copy(m_lambda[c], m_g.initial[c]);
-    m_g.flow = m_adj.gradient();
-    m_g.shape = shape_gradient(m_ns, m_adj);
-    if (m_ns.params().obstacles.has_design())
-      m_g.design = design_gradient(m_ns, m_adj);
-    m_g.chi = m_ns.make_velocity("dJ_dchi");
-    for (int c = 0; c < m_dim; ++c)
-      copy(m_adj.chi_gradient()[c], m_g.chi[c]);
-    m_g.poisson_iterations_reverse += m_adj.take_poisson_iterations();
+    m_g.iterations_reverse += m_model.finish();
     m_g.reverse_seconds += seconds_since(start);
-    m_g.reverse_timers = m_adj.timers();
     if (m_disk) {
       m_g.io_seconds = m_disk->file().seconds();
       m_g.bytes_written = m_disk->file().bytes_written();
@@ -299,19 +222,14 @@ class Sweep {
     return r;
   }
 
-  /// What the reverse sweep needs to continue after an adjoint step: lambda, the state after
-  /// the next step to reverse, the adjoint's own state and the objective.
+  /// What the reverse sweep needs to continue after an adjoint step: the model's adjoint state
+  /// and the objective.
   Snapshot reverse_record() {
-    Snapshot r = forward_record();
-    for (int c = 0; c < m_dim; ++c) {
-      r.fields.emplace_back(std::string("lambda_") + "uvw"[c], m_lambda[c]);
-      r.fields.emplace_back(std::string("after_") + "uvw"[c], m_after[c]);
-    }
-    for (const auto& named : m_adj.state_fields())
-      r.fields.emplace_back(named.first, *named.second);
-    for (const auto& kv : m_adj.state_numbers())
+    Snapshot r = m_model.adjoint_state();
+    const Snapshot f = forward_record();
+    r.step = f.step;
+    for (const auto& kv : f.numbers)
       r.numbers[kv.first] = kv.second;
-    r.numbers["has_after"] = m_has_after ? 1.0 : 0.0;
     return r;
   }
 
@@ -348,15 +266,7 @@ class Sweep {
     m_g.objective = record.numbers.at("objective");
     m_reached = static_cast<long>(record.numbers.at("reached"));
     if (reversing) {
-      std::size_t i = 0;
-      for (int c = 0; c < m_dim; ++c) {
-        copy(record.fields.at(i++).second, m_lambda[c]);
-        copy(record.fields.at(i++).second, m_after[c]);
-      }
-      for (const auto& named : m_adj.state_fields())
-        copy(record.fields.at(i++).second, *named.second);
-      m_adj.restore_numbers(record.numbers);
-      m_has_after = record.numbers.at("has_after") != 0.0;
+      m_model.restore_adjoint_state(record);
       m_reversing = true;
     }
     // The schedule, replayed to the record; a second copy looks ahead for the slots that are
@@ -389,19 +299,19 @@ class Sweep {
     }
     if (!reversing)
       needed[at.current]; // the state to go on from
-    long position = -1;   // the step m_ns holds (-1: none yet)
+    long position = -1;   // the step the model holds (-1: none yet)
     for (const auto& target : needed) {
       if (position < 0 || position > target.first)
         position = restore_nearest(target.first);
-      while (m_ns.steps() < target.first) {
+      while (m_model.steps() < target.first) {
         take_step(nullptr);
         ++m_g.resume_recomputed_steps;
       }
       position = target.first;
       for (int q : target.second)
-        m_checkpoints->save(q, forward_snapshot(m_ns));
+        m_checkpoints->save(q, m_model.state());
     }
-    if (!reversing && m_ns.steps() != at.current)
+    if (!reversing && m_model.steps() != at.current)
       throw Error("resume: the forward state was not rebuilt");
     m_actions = newest_actions;
     m_g.resumed_at = newest_actions;
@@ -418,7 +328,7 @@ class Sweep {
     return r;
   }
 
-  /// Makes the solver's state the latest one at or before step `target` that the disk holds, or
+  /// Makes the model's state the latest one at or before step `target` that the disk holds, or
   /// x_0 (a fresh start). Returns its step.
   long restore_nearest(long target) {
     int best = -1;
@@ -433,35 +343,26 @@ class Sweep {
       }
     }
     if (best >= 0 && best_step > 0) {
-      restore_forward(m_disk->load(best), m_ns);
+      m_model.restore(m_disk->load(best));
     } else {
-      auto x0 = m_fresh();
-      restore_forward(forward_snapshot(*x0), m_ns);
+      m_model.restart();
       best_step = 0;
     }
     return best_step;
   }
 
-  NavierStokes& m_ns;
-  ObjectiveSum& m_J;
-  NavierStokesAdjoint m_adj;
+  AdjointModel& m_model;
   const Checkpointing& m_c;
   const std::vector<double>& m_dts;
   long m_steps;
-  int m_dim;
-  std::function<std::unique_ptr<NavierStokes>()> m_fresh;
   std::unique_ptr<Schedule> m_schedule;
   MemoryCheckpointStore m_memory, m_tapes;
   std::unique_ptr<Hdf5CheckpointStore> m_disk;
   std::unique_ptr<MultistageCheckpointStore> m_checkpoints;
-  Velocity3 m_state, m_lambda, m_after;
-  bool m_has_after = false;
-  StepSeeds m_seeds;
-  StepTape m_tape;
-  std::vector<StepTape> m_spare; ///< a reversed tape, whose fields the next Record reuses
-  double m_t_end;                ///< the run's end time [s]
+  Snapshot m_spare; ///< a reversed tape, whose fields the next Record reuses
+  double m_t_end;   ///< the run's end time [s]
   Progress m_forward, m_reverse;
-  Gradient m_g;
+  SweepStats m_g;
   long m_reached = 0; ///< steps whose objective term has been added (each once)
   bool m_reversing = false;
   long m_actions = 0; ///< schedule actions carried out
@@ -471,8 +372,9 @@ class Sweep {
 
 } // namespace
 
-void GradientDriver::set_checkpointing(const Checkpointing& c) {
+void Checkpointing::validate() const {
   using S = Checkpointing::Schedule;
+  const Checkpointing& c = *this;
   if (c.ram_slots < 0 || c.disk_slots < 0)
     throw ConfigError("checkpoint.ram_slots and checkpoint.disk_slots cannot be negative");
   if (c.schedule == S::All && c.disk_slots > 0)
@@ -492,13 +394,12 @@ void GradientDriver::set_checkpointing(const Checkpointing& c) {
   if (c.resume && c.disk_slots == 0)
     throw ConfigError("--resume continues from checkpoints on disk, and this case keeps none: the "
                       "run to resume must have checkpoint.disk_slots >= 1");
-  m_checkpointing = c;
 }
 
-Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& dts) {
-  auto ns = start(m);
-  ObjectiveSum J = m_objective(*ns);
-  Sweep sweep(*ns, J, m_checkpointing, dts, m_log, m_every, [this, &m] { return start(m); });
+SweepStats reverse_sweep(AdjointModel& model, const Checkpointing& checkpointing,
+                         const std::vector<double>& dts, const Log& log, long progress_every) {
+  checkpointing.validate();
+  Sweep sweep(model, checkpointing, dts, log, progress_every);
   return sweep.run();
 }
 

@@ -127,8 +127,8 @@ EnergyRecord energy_run(const NewmarkSettings& settings, double dt, int steps) {
     combine(2, settings.rayleigh_stiffness, v_mid, 0.0, nullptr, beta_v);
     s.apply_operator(&beta_v, &alpha_v, cv);
     const double dissipated = dt * s.dot(v_mid, cv);
-    const double work = 0.5 * (g_old + g_new) * (s.dot(s.load(), run.displacement()) -
-                                                 s.dot(s.load(), u_old));
+    const double work =
+        0.5 * (g_old + g_new) * (s.dot(s.load(), run.displacement()) - s.dot(s.load(), u_old));
     const double next = run.kinetic_energy() + run.strain_energy();
     out.worst_balance = std::max(out.worst_balance, std::abs(next - energy - work + dissipated));
     out.largest_energy = std::max(out.largest_energy, next);
@@ -206,8 +206,7 @@ TEST(ElasticDynamics, CantileverFirstBendingFrequency) {
     if (tip[n - 1] < 0 && tip[n] >= 0)
       crossings.push_back(dt * (double(n) + tip[n - 1] / (tip[n - 1] - tip[n])));
   ASSERT_GE(crossings.size(), 5u);
-  const double measured =
-      double(crossings.size() - 1) / (crossings.back() - crossings.front());
+  const double measured = double(crossings.size() - 1) / (crossings.back() - crossings.front());
   // Expected offsets: Q1 bending stiffness with 8 elements through the depth (+), shear and
   // rotary inertia at L/h = 20 (-0.3 %), and the trapezoidal rule's period elongation at 80
   // steps per period (-0.05 %).

@@ -206,9 +206,9 @@ void element_products(const Field& density, const NodeViews& a, const NodeViews&
 
 /// y_e += E_e k0 xk_e + rho_m m0 xm_e, added into the (ghosted) node fields of y; a null
 /// input's term is left out.
-void element_apply(const Field& density, const Simp& simp, double mass_density,
-                   const NodeViews* xk, const NodeViews* xm, const NodeViews& y, const IndexShift t,
-                   int dim, const Kokkos::View<double*, MemorySpace>& k0,
+void element_apply(const Field& density, const Simp& simp, double mass_density, const NodeViews* xk,
+                   const NodeViews* xm, const NodeViews& y, const IndexShift t, int dim,
+                   const Kokkos::View<double*, MemorySpace>& k0,
                    const Kokkos::View<double*, MemorySpace>& m0) {
   const FieldView rho = density.view();
   const int nd = dim * nodes_per_element(dim);
@@ -736,8 +736,8 @@ void LinearElasticity::build_loads() {
 
 void LinearElasticity::assemble(double stiffness_weight, double mass_weight) {
   Petsc& p = *m_petsc;
-  element_values(m_density, m_spec.simp, dim(), stiffness_weight,
-                 mass_weight * m_spec.mass_density, m_k0, m_m0, p.coo_values);
+  element_values(m_density, m_spec.simp, dim(), stiffness_weight, mass_weight * m_spec.mass_density,
+                 m_k0, m_m0, p.coo_values);
   Kokkos::deep_copy(p.coo_values_host, p.coo_values);
   check_petsc(MatSetValuesCOO(p.K, p.coo_values_host.data(), INSERT_VALUES), "MatSetValuesCOO");
 }

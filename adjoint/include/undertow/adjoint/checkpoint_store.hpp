@@ -60,6 +60,8 @@ class MemoryCheckpointStore : public CheckpointStore {
   void save(int slot, const Snapshot& s) override;
   void adopt(int slot, Snapshot&& s) override;
   const Snapshot& load(int slot) const override;
+  /// The snapshot in `slot`, moved out (the slot is then empty); throws Error if it is empty.
+  Snapshot take(int slot);
   void erase(int slot) override;
   bool has(int slot) const override { return m_slots.count(slot) > 0; }
   int capacity() const override { return m_capacity; }
