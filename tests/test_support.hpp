@@ -5,7 +5,10 @@
 #include "undertow/core/field.hpp"
 #include "undertow/core/hash.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <mpi.h>
 #include <vector>
 
@@ -85,6 +88,32 @@ inline void fill_global_random(Field& f, std::uint64_t seed, double lo = 0.0, do
                             seed * 1000003ull +
                             std::uint64_t(((k + off[2]) * 1000 + j + off[1]) * 1000 + i + off[0]));
   Kokkos::deep_copy(f.view(), host);
+}
+
+/// min over consecutive h of log2(r(h) / r(h/2)), r = |J(m + h dm) - J(m) - h dJ.dm|; or 2 if
+/// every remainder is at round-off (J linear along dm). Prints the remainders on rank 0.
+/// Collective (J_at is).
+inline double taylor_rate(const std::function<double(double)>& J_at, double J0, double slope,
+                          const char* what) {
+  std::vector<double> r;
+  double h = 0.05;
+  for (int q = 0; q < 5; ++q, h /= 2)
+    r.push_back(std::abs(J_at(h) - J0 - h * slope));
+  double rate = HUGE_VAL;
+  bool exact = true;
+  for (std::size_t q = 0; q < r.size(); ++q)
+    exact = exact && r[q] < 1e-11 * std::abs(J0);
+  if (exact) {
+    if (world().is_root())
+      std::printf("%-32s remainders at round-off (J is linear along this direction)\n", what);
+    return 2.0;
+  }
+  for (std::size_t q = 0; q + 1 < r.size(); ++q)
+    rate = std::min(rate, std::log2(r[q] / r[q + 1]));
+  if (world().is_root())
+    std::printf("%-32s remainders %.3e ... %.3e, minimum rate %.3f\n", what, r.front(), r.back(),
+                rate);
+  return rate;
 }
 
 } // namespace testing

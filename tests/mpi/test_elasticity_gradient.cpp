@@ -18,6 +18,7 @@ using namespace undertow::elasticity;
 using undertow::adjoint::StaticGradient;
 using undertow::adjoint::StaticObjective;
 using undertow::testing::fill_global_random;
+using undertow::testing::taylor_rate;
 using undertow::testing::world;
 
 /// A heterogeneous 2D or 3D cantilever under a tip traction and its own weight.
@@ -41,31 +42,6 @@ ElasticitySpec cantilever(const DomainSpec& d) {
   spec.simp.E_min = 1e-3;
   spec.solver = LinearSolver::Direct;
   return spec;
-}
-
-/// min over consecutive h of log2(r(h) / r(h/2)), r = |J(m + h dm) - J(m) - h dJ.dm|; or 2 if
-/// every remainder is at round-off (J linear along dm).
-double taylor_rate(const std::function<double(double)>& J_at, double J0, double slope,
-                   const char* what) {
-  std::vector<double> r;
-  double h = 0.05;
-  for (int q = 0; q < 5; ++q, h /= 2)
-    r.push_back(std::abs(J_at(h) - J0 - h * slope));
-  double rate = HUGE_VAL;
-  bool exact = true;
-  for (std::size_t q = 0; q < r.size(); ++q)
-    exact = exact && r[q] < 1e-11 * std::abs(J0);
-  if (exact) {
-    if (world().is_root())
-      std::printf("%-32s remainders at round-off (J is linear along this direction)\n", what);
-    return 2.0;
-  }
-  for (std::size_t q = 0; q + 1 < r.size(); ++q)
-    rate = std::min(rate, std::log2(r[q] / r[q + 1]));
-  if (world().is_root())
-    std::printf("%-32s remainders %.3e ... %.3e, minimum rate %.3f\n", what, r.front(), r.back(),
-                rate);
-  return rate;
 }
 
 void check_gradients(int dim, bool compliance) {

@@ -119,6 +119,27 @@ int check_elasticity() {
     failures += report(dim == 2 ? "elasticity::unit_stiffness 2D (relative)"
                                 : "elasticity::unit_stiffness 3D (relative)",
                        error / scale, 1e-15);
+    // The consistent mass, and its total (h_x h_y (h_z) per component): sum_s m0[r][s] over the
+    // rows of one component adds up to the element's volume.
+    Kokkos::View<double*> m0("m0", nd * nd);
+    Kokkos::parallel_for(
+        "check::unit_mass", nd * nd,
+        KOKKOS_LAMBDA(int t) { m0(t) = el::unit_mass(dim, h, t / nd, t % nd); });
+    auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m0);
+    double mass_error = 0, total = 0;
+    for (int t = 0; t < nd * nd; ++t) {
+      mass_error =
+          std::fmax(mass_error, std::fabs(mass(t) - el::unit_mass(dim, h, t / nd, t % nd)));
+      if ((t / nd) % dim == 0)
+        total += mass(t);
+    }
+    const double volume = dim == 2 ? h[0] * h[1] : h[0] * h[1] * h[2];
+    failures += report(dim == 2 ? "elasticity::unit_mass 2D (relative)"
+                                : "elasticity::unit_mass 3D (relative)",
+                       mass_error / volume, 1e-15);
+    failures += report(dim == 2 ? "elasticity::unit_mass 2D total - volume (relative)"
+                                : "elasticity::unit_mass 3D total - volume (relative)",
+                       std::fabs(total - volume) / volume, 1e-14);
   }
   return failures;
 }

@@ -120,6 +120,11 @@ class LinearElasticity {
   Field& density() { return m_density; }
   const Field& density() const { return m_density; }
   Simp& simp() { return m_spec.simp; }
+  /// Sets the mass density [kg/m^3] (> 0) that M uses; forgets the assembled operator.
+  void set_mass_density(double rho) {
+    m_spec.mass_density = rho;
+    forget_operator();
+  }
 
   /// The load vector f [N] on the nodes (owned values are the assembled ones). Built from the
   /// spec's loads; callers may add to the owned values (e.g. a consistent non-uniform traction).

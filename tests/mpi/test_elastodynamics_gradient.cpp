@@ -1,0 +1,289 @@
+// The elastodynamic adjoint through the whole Newmark loop: the adjoint of one step against the
+// step (dot-product test), Taylor tests of the sensor misfit's gradient for every parameter type
+// (element densities, E0, loads, mass density, both Rayleigh coefficients) through the
+// physics-neutral reverse sweep, the same gradient with store-all, revolve and multistage
+// (memory + HDF5) checkpointing, and the same J and gradient on 1, 2 and 4 ranks.
+
+#include "test_support.hpp"
+
+#include "undertow/adjoint/elastodynamics_gradient.hpp"
+#include "undertow/core/error.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::elasticity;
+using namespace undertow::adjoint;
+using undertow::testing::fill_global_random;
+using undertow::testing::taylor_rate;
+using undertow::testing::world;
+
+/// How far two runs of the same computation may differ, relatively. On 1 and 2 ranks they are
+/// bitwise equal; on 4, MUMPS's parallel factorisation is not bitwise repeatable (its
+/// reductions arrive in any order), and repeated runs differed by up to 2e-12.
+constexpr double kRepeat = 1e-10;
+
+DomainSpec beam() {
+  DomainSpec s;
+  s.dim = 2;
+  s.cells = {16, 4, 1};
+  s.length = {2.0, 0.5, 1.0};
+  return s;
+}
+
+/// A cantilever clamped at x = 0, random densities in [0.5, 1], SIMP p = 3, a tip load.
+ElasticitySpec cantilever_spec() {
+  ElasticitySpec spec;
+  spec.simp.E0 = 100.0;
+  spec.simp.E_min = 1e-3;
+  spec.simp.penal = 3.0;
+  spec.poisson = 0.3;
+  spec.mass_density = 1.0;
+  Support clamp;
+  clamp.box.hi = {0, 0.5, 0};
+  spec.supports.push_back(clamp);
+  Load tip;
+  tip.box.lo = tip.box.hi = {2.0, 0.5, 0};
+  tip.value = {0.2, -1.0, 0};
+  spec.loads.push_back(tip);
+  spec.solver = LinearSolver::Direct;
+  return spec;
+}
+
+NewmarkSettings damped(LoadHistory::Kind history) {
+  NewmarkSettings s;
+  s.rayleigh_mass = 0.05;
+  s.rayleigh_stiffness = 0.01;
+  s.load.kind = history;
+  s.load.period = 1.0;
+  return s;
+}
+
+std::vector<Sensor> sensors() {
+  Sensor tip{{2.0, 0.5, 0}, 1}, middle_x{{1.0, 0.5, 0}, 0}, middle_y{{1.0, 0.0, 0}, 1};
+  return {tip, middle_x, middle_y};
+}
+
+std::vector<double> steps() {
+  return std::vector<double>(30, 0.25);
+}
+
+/// The problem: a solver with random densities, and measurements made with densities 0.8.
+struct Problem {
+  explicit Problem(const Communicator& comm)
+      : domain(comm, beam()), solver(domain, cantilever_spec()) {
+    fill_value(solver.density(), solver.density().owned(), 0.8);
+    misfit.sensors = sensors();
+    misfit.measured = record_sensors(solver, settings, misfit.sensors, steps());
+    fill_global_random(solver.density(), 5, 0.5, 0.5);
+  }
+  Domain domain;
+  LinearElasticity solver;
+  NewmarkSettings settings = damped(LoadHistory::Kind::Constant);
+  DisplacementMisfit misfit;
+};
+
+double cell_dot(const Communicator& comm, const Field& a, const Field& b) {
+  const FieldView x = a.view(), y = b.view();
+  return comm.sum(local_sum(
+      "test::cell_dot", a.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += x(i, j, k) * y(i, j, k); }));
+}
+
+NodeVector random_nodes(LinearElasticity& s, std::uint64_t seed, bool free_only) {
+  NodeVector v = s.make_node_vector("random");
+  for (int c = 0; c < s.dim(); ++c) {
+    fill_global_random(v[c], seed + std::uint64_t(c), -1.0, 2.0);
+    s.node_halo().fill(v[c]);
+  }
+  if (free_only) { // zero on supported components, where the state is always zero
+    NodeVector free = s.make_node_vector("free");
+    for (int c = 0; c < s.dim(); ++c)
+      fill_value(free[c], free[c].ghosted(), 1.0);
+    combine(s.dim(), 1.0, free, -1.0, &s.supported(), free);
+    for (int c = 0; c < s.dim(); ++c) {
+      const FieldView x = v[c].view(), m = free[c].view();
+      Kokkos::parallel_for(
+          "test::mask", x.span(), KOKKOS_LAMBDA(std::size_t q) { x.data()[q] *= m.data()[q]; });
+    }
+  }
+  return v;
+}
+
+// The adjoint of one Newmark step is the transpose of the step (with the load switched off the
+// step is linear in (u, v, a)): <L x, y> = <x, L^T y>.
+TEST(ElastodynamicsAdjoint, StepAdjointIsTheTransposeOfTheStep) {
+  Problem p(world());
+  LinearElasticity& s = p.solver;
+  for (int c = 0; c < 2; ++c)
+    fill_value(s.load()[c], s.load()[c].ghosted(), 0.0);
+  Newmark run(s, p.settings);
+  NewmarkAdjoint adjoint(run);
+  run.start();
+  const double dt = 0.3;
+  NodeVector x[3] = {random_nodes(s, 1, true), random_nodes(s, 11, true),
+                     random_nodes(s, 21, true)};
+  NodeVector* state[3] = {&run.displacement(), &run.velocity(), &run.acceleration()};
+  for (int q = 0; q < 3; ++q)
+    for (int c = 0; c < 2; ++c)
+      copy(x[q][c], (*state[q])[c]);
+  run.step(dt);
+  NodeVector y[3] = {random_nodes(s, 31, true), random_nodes(s, 41, true),
+                     random_nodes(s, 51, true)};
+  double forward = 0;
+  for (int q = 0; q < 3; ++q)
+    forward += s.dot(*state[q], y[q]);
+  adjoint.step(dt, y[0], y[1], y[2]);
+  double backward = 0;
+  for (int q = 0; q < 3; ++q)
+    backward += s.dot(x[q], y[q]);
+  EXPECT_NEAR(forward, backward, 1e-11 * std::abs(forward));
+  if (world().is_root())
+    std::printf("Newmark step: <L x, y> = %.15e, <x, L^T y> = %.15e\n", forward, backward);
+}
+
+// Taylor tests of every parameter type through the whole loop, with a load applied suddenly
+// (the start's mass solve is differentiated too) and with a half-sine pulse.
+TEST(ElastodynamicsAdjoint, TaylorTestsOfEveryParameter) {
+  for (LoadHistory::Kind history : {LoadHistory::Kind::Constant, LoadHistory::Kind::HalfSine}) {
+    Problem p(world());
+    p.settings = damped(history);
+    p.misfit.measured = record_sensors(p.solver, p.settings, p.misfit.sensors, steps());
+    // The measurements came from the random densities: move away from them.
+    fill_value(p.solver.density(), p.solver.density().owned(), 0.7);
+    LinearElasticity& s = p.solver;
+    const Communicator& comm = world();
+    const Log log(comm);
+    const double J0 = dynamic_objective(s, p.settings, p.misfit, steps());
+    const DynamicGradient g =
+        dynamic_gradient(s, p.settings, p.misfit, steps(), Checkpointing{}, log, 0);
+    EXPECT_NEAR(g.objective, J0, kRepeat * J0);
+    const std::string name = history == LoadHistory::Kind::Constant ? "step load" : "pulse";
+
+    Field base(s.domain(), Location::Cell, 0, "base"), drho(s.domain(), Location::Cell, 0, "d");
+    copy(s.density(), base);
+    fill_global_random(drho, 77, -0.2, 0.4);
+    auto J_rho = [&](double h) {
+      copy(base, s.density());
+      axpy(h, drho, s.density());
+      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
+      copy(base, s.density());
+      return J;
+    };
+    EXPECT_GE(
+        taylor_rate(J_rho, J0, cell_dot(comm, g.density, drho), (name + ", densities").c_str()),
+        1.9);
+
+    const double E0 = s.simp().E0;
+    auto J_E = [&](double h) {
+      s.simp().E0 = E0 * (1 + h);
+      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
+      s.simp().E0 = E0;
+      return J;
+    };
+    EXPECT_GE(taylor_rate(J_E, J0, E0 * g.youngs_modulus, (name + ", E0").c_str()), 1.9);
+
+    NodeVector f0 = s.make_node_vector("f0"), df = random_nodes(s, 91, false);
+    combine(2, 1.0, s.load(), 0.0, nullptr, f0);
+    auto J_f = [&](double h) {
+      combine(2, 1.0, f0, h, &df, s.load());
+      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
+      combine(2, 1.0, f0, 0.0, nullptr, s.load());
+      return J;
+    };
+    EXPECT_GE(taylor_rate(J_f, J0, s.dot(g.load, df), (name + ", loads").c_str()), 1.9);
+
+    const double rho_m = s.spec().mass_density;
+    auto J_m = [&](double h) {
+      s.set_mass_density(rho_m * (1 + h));
+      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
+      s.set_mass_density(rho_m);
+      return J;
+    };
+    EXPECT_GE(taylor_rate(J_m, J0, rho_m * g.mass_density, (name + ", mass density").c_str()), 1.9);
+
+    const NewmarkSettings base_settings = p.settings;
+    auto J_alpha = [&](double h) {
+      p.settings.rayleigh_mass = base_settings.rayleigh_mass * (1 + 10 * h);
+      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
+      p.settings = base_settings;
+      return J;
+    };
+    EXPECT_GE(taylor_rate(J_alpha, J0, 10 * base_settings.rayleigh_mass * g.rayleigh_mass,
+                          (name + ", Rayleigh alpha").c_str()),
+              1.9);
+    auto J_beta = [&](double h) {
+      p.settings.rayleigh_stiffness = base_settings.rayleigh_stiffness * (1 + 10 * h);
+      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
+      p.settings = base_settings;
+      return J;
+    };
+    EXPECT_GE(taylor_rate(J_beta, J0, 10 * base_settings.rayleigh_stiffness * g.rayleigh_stiffness,
+                          (name + ", Rayleigh beta").c_str()),
+              1.9);
+  }
+}
+
+Checkpointing plan(Checkpointing::Schedule schedule, int ram, int disk) {
+  Checkpointing c;
+  c.schedule = schedule;
+  c.ram_slots = ram;
+  c.disk_slots = disk;
+  c.file = "elastodynamics_checkpoints_np" + std::to_string(world().size()) + ".h5";
+  return c;
+}
+
+// The same gradient whichever way the forward states are kept: recomputed steps and restored
+// checkpoints (HDF5 ones included) give back the states of the first run.
+TEST(ElastodynamicsAdjoint, SameGradientWithEveryCheckpointingSchedule) {
+  Problem p(world());
+  const Log log(world());
+  using S = Checkpointing::Schedule;
+  const DynamicGradient all =
+      dynamic_gradient(p.solver, p.settings, p.misfit, steps(), plan(S::All, 0, 0), log, 0);
+  for (const Checkpointing& c :
+       {plan(S::Revolve, 3, 0), plan(S::Multistage, 2, 2), plan(S::Online, 2, 2)}) {
+    const DynamicGradient g = dynamic_gradient(p.solver, p.settings, p.misfit, steps(), c, log, 0);
+    EXPECT_NEAR(g.objective, all.objective, kRepeat * all.objective);
+    EXPECT_NEAR(g.youngs_modulus, all.youngs_modulus, kRepeat * std::abs(all.youngs_modulus));
+    EXPECT_NEAR(g.mass_density, all.mass_density, kRepeat * std::abs(all.mass_density));
+    const double norm = cell_dot(world(), all.density, all.density);
+    EXPECT_NEAR(cell_dot(world(), g.density, g.density), norm, kRepeat * norm);
+    EXPECT_GT(g.recomputed_steps, 0);
+    if (c.disk_slots > 0) {
+      EXPECT_GT(g.bytes_written, 0);
+    }
+  }
+}
+
+// J and its gradient on 1, 2 and 4 ranks equal those of one rank.
+TEST(ElastodynamicsAdjoint, DecompositionInvariance) {
+  const auto& comm = world();
+  const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+  const Log log(comm);
+  Problem p(comm);
+  const DynamicGradient g =
+      dynamic_gradient(p.solver, p.settings, p.misfit, steps(), Checkpointing{}, log, 0);
+  const double norm = cell_dot(comm, g.density, g.density);
+  const double load_norm = p.solver.dot(g.load, g.load);
+  if (comm.rank() != 0)
+    return;
+  Problem q(alone);
+  const Log quiet(alone);
+  const DynamicGradient serial =
+      dynamic_gradient(q.solver, q.settings, q.misfit, steps(), Checkpointing{}, quiet, 0);
+  const double tol = 1e-10;
+  EXPECT_NEAR(g.objective, serial.objective, tol * serial.objective);
+  EXPECT_NEAR(g.youngs_modulus, serial.youngs_modulus, tol * std::abs(serial.youngs_modulus));
+  EXPECT_NEAR(g.rayleigh_mass, serial.rayleigh_mass, tol * std::abs(serial.rayleigh_mass));
+  EXPECT_NEAR(norm, cell_dot(alone, serial.density, serial.density), tol * norm);
+  EXPECT_NEAR(load_norm, q.solver.dot(serial.load, serial.load), tol * load_norm);
+  std::printf("%d ranks: J = %.15e (1 rank %.15e), dJ/dE0 = %.15e (1 rank %.15e)\n", comm.size(),
+              g.objective, serial.objective, g.youngs_modulus, serial.youngs_modulus);
+}
+
+} // namespace
