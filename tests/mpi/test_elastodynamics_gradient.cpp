@@ -208,25 +208,25 @@ TEST(ElastodynamicsAdjoint, TaylorTestsOfEveryParameter) {
     };
     EXPECT_GE(taylor_rate(J_m, J0, rho_m * g.mass_density, (name + ", mass density").c_str()), 1.9);
 
+    // The Rayleigh coefficients, each scaled by (1 + 10 h).
     const NewmarkSettings base_settings = p.settings;
-    auto J_alpha = [&](double h) {
-      p.settings.rayleigh_mass = base_settings.rayleigh_mass * (1 + 10 * h);
-      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
-      p.settings = base_settings;
-      return J;
-    };
-    EXPECT_GE(taylor_rate(J_alpha, J0, 10 * base_settings.rayleigh_mass * g.rayleigh_mass,
-                          (name + ", Rayleigh alpha").c_str()),
-              1.9);
-    auto J_beta = [&](double h) {
-      p.settings.rayleigh_stiffness = base_settings.rayleigh_stiffness * (1 + 10 * h);
-      const double J = dynamic_objective(s, p.settings, p.misfit, steps());
-      p.settings = base_settings;
-      return J;
-    };
-    EXPECT_GE(taylor_rate(J_beta, J0, 10 * base_settings.rayleigh_stiffness * g.rayleigh_stiffness,
-                          (name + ", Rayleigh beta").c_str()),
-              1.9);
+    using Coefficient = double NewmarkSettings::*;
+    for (const auto& rayleigh :
+         {std::make_pair(Coefficient(&NewmarkSettings::rayleigh_mass), g.rayleigh_mass),
+          std::make_pair(Coefficient(&NewmarkSettings::rayleigh_stiffness),
+                         g.rayleigh_stiffness)}) {
+      const Coefficient coefficient = rayleigh.first;
+      auto J_c = [&](double h) {
+        p.settings.*coefficient = base_settings.*coefficient * (1 + 10 * h);
+        const double J = dynamic_objective(s, p.settings, p.misfit, steps());
+        p.settings = base_settings;
+        return J;
+      };
+      const bool alpha = coefficient == &NewmarkSettings::rayleigh_mass;
+      EXPECT_GE(taylor_rate(J_c, J0, 10 * base_settings.*coefficient * rayleigh.second,
+                            (name + (alpha ? ", Rayleigh alpha" : ", Rayleigh beta")).c_str()),
+                1.9);
+    }
   }
 }
 
