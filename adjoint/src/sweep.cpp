@@ -67,7 +67,8 @@ class Sweep {
   Sweep(AdjointModel& model, const Checkpointing& c, const std::vector<double>& dts, const Log& log,
         long every)
       : m_model(model), m_c(c), m_dts(dts), m_steps(static_cast<long>(dts.size())),
-        m_schedule(make_schedule(c, m_steps)), m_t_end(total(dts)), m_forward(log, m_t_end, every),
+        m_schedule(make_schedule(c, m_steps)), m_start_times(start_times(dts)),
+        m_t_end(m_start_times.back()), m_forward(log, m_t_end, every),
         m_reverse(log, m_t_end, every) {
     const int slots = m_schedule->slots();
     std::vector<bool> in_memory(static_cast<std::size_t>(slots), true);
@@ -120,10 +121,11 @@ class Sweep {
   }
 
  private:
-  static double total(const std::vector<double>& dts) {
-    double t = 0;
+  /// t_k = dt_0 + ... + dt_{k-1} for k = 0 to the number of steps.
+  static std::vector<double> start_times(const std::vector<double>& dts) {
+    std::vector<double> t(1, 0.0);
     for (double h : dts)
-      t += h;
+      t.push_back(t.back() + h);
     return t;
   }
 
@@ -191,9 +193,7 @@ class Sweep {
     if (m_spare.fields.empty())
       m_spare = std::move(tape);
     m_g.reverse_seconds += seconds_since(start);
-    double t = 0; // the time of x_k
-    for (long n = 0; n < k; ++n)
-      t += m_dts[static_cast<std::size_t>(n)];
+    const double t = m_start_times[static_cast<std::size_t>(k)]; // the time of x_k
     m_reverse.update(m_steps - k, m_t_end - t, dt,
                      format("reverse, step %.0f of the forward run", double(k + 1)), k == 0);
   }
@@ -359,8 +359,9 @@ class Sweep {
   MemoryCheckpointStore m_memory, m_tapes;
   std::unique_ptr<Hdf5CheckpointStore> m_disk;
   std::unique_ptr<MultistageCheckpointStore> m_checkpoints;
-  Snapshot m_spare; ///< a reversed tape, whose fields the next Record reuses
-  double m_t_end;   ///< the run's end time [s]
+  Snapshot m_spare;                  ///< a reversed tape, whose fields the next Record reuses
+  std::vector<double> m_start_times; ///< the time of x_k [s], k = 0 to the number of steps
+  double m_t_end;                    ///< the run's end time [s]
   Progress m_forward, m_reverse;
   SweepStats m_g;
   long m_reached = 0; ///< steps whose objective term has been added (each once)

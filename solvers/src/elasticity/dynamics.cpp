@@ -54,46 +54,6 @@ double LoadHistory::at(double t) const {
   return 1.0;
 }
 
-void NewmarkSettings::declare_keys(ConfigSchema& s) {
-  s.add("dynamics.enabled", ValueType::Boolean, "false",
-        "integrate M a + C v + K u = g(t) f in time by Newmark (time.t_end, time.dt) instead of "
-        "the static solve");
-  s.add("dynamics.beta", ValueType::Real, "0.25",
-        "Newmark beta; 1/4 with gamma = 1/2 is the energy-conserving average acceleration")
-      .range(0, 0.5);
-  s.add("dynamics.gamma", ValueType::Real, "0.5",
-        "Newmark gamma; > 1/2 adds numerical damping (first order)")
-      .range(0.5, 1);
-  s.add("dynamics.rayleigh_mass", ValueType::Real, "0",
-        "Rayleigh damping alpha in C = alpha M + beta_R K [1/s]")
-      .at_least(0);
-  s.add("dynamics.rayleigh_stiffness", ValueType::Real, "0",
-        "Rayleigh damping beta_R in C = alpha M + beta_R K [s]")
-      .at_least(0);
-  s.add("dynamics.load_history", ValueType::Choice, "constant",
-        "g(t) scaling every load: constant (suddenly applied), ramp (t / period up to 1) or "
-        "half_sine (sin(pi t / period) until t = period, then 0)")
-      .one_of({"constant", "ramp", "half_sine"});
-  s.add("dynamics.load_period", ValueType::Real, "0",
-        "period of the ramp or of the half-sine pulse [s]")
-      .at_least(0);
-}
-
-NewmarkSettings NewmarkSettings::from_config(const Config& c) {
-  NewmarkSettings s;
-  s.beta = c.get_real("dynamics.beta");
-  s.gamma = c.get_real("dynamics.gamma");
-  s.rayleigh_mass = c.get_real("dynamics.rayleigh_mass");
-  s.rayleigh_stiffness = c.get_real("dynamics.rayleigh_stiffness");
-  const std::string history = c.get_string("dynamics.load_history");
-  s.load.kind = history == "ramp"        ? LoadHistory::Kind::Ramp
-                : history == "half_sine" ? LoadHistory::Kind::HalfSine
-                                         : LoadHistory::Kind::Constant;
-  s.load.period = c.get_real("dynamics.load_period");
-  s.validate();
-  return s;
-}
-
 void NewmarkSettings::validate() const {
   if (!(gamma >= 0.5))
     throw ConfigError(format("dynamics.gamma = %g is below 1/2, which makes Newmark unstable: use "

@@ -204,25 +204,25 @@ void element_products(const Field& density, const NodeViews& a, const NodeViews&
       });
 }
 
-/// y_e += E_e k0 xk_e + rho_m m0 xm_e, added into the (ghosted) node fields of y; a null
-/// input's term is left out.
-void element_apply(const Field& density, const Simp& simp, double mass_density, const NodeViews* xk,
-                   const NodeViews* xm, const NodeViews& y, const IndexShift t, int dim,
-                   const Kokkos::View<double*, MemorySpace>& k0,
+/// y_e += E_e k0 xk_e + rho_m m0 xm_e, added into the (ghosted) node fields of y; a term whose
+/// input is absent (has_stiffness or has_mass false) is left out.
+void element_apply(const Field& density, const Simp& simp, double mass_density, bool has_stiffness,
+                   const NodeViews& xk, bool has_mass, const NodeViews& xm, const NodeViews& y,
+                   const IndexShift t, int dim, const Kokkos::View<double*, MemorySpace>& k0,
                    const Kokkos::View<double*, MemorySpace>& m0) {
   const FieldView rho = density.view();
   const int nd = dim * nodes_per_element(dim);
-  const bool stiffness = xk != nullptr, mass = xm != nullptr;
-  const NodeViews a = stiffness ? *xk : *xm, b = mass ? *xm : *xk;
   for_each(
       "elasticity::apply_operator", density.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        double ae[kMaxElementDofs], be[kMaxElementDofs], ye[kMaxElementDofs];
-        gather_element(a, dim, i + t.s[0], j + t.s[1], k + t.s[2], ae);
-        gather_element(b, dim, i + t.s[0], j + t.s[1], k + t.s[2], be);
-        const double E = simp.modulus(rho(i, j, k));
+        double ke[kMaxElementDofs], me[kMaxElementDofs], ye[kMaxElementDofs];
+        if (has_stiffness)
+          gather_element(xk, dim, i + t.s[0], j + t.s[1], k + t.s[2], ke);
+        if (has_mass)
+          gather_element(xm, dim, i + t.s[0], j + t.s[1], k + t.s[2], me);
+        const double E = has_stiffness ? simp.modulus(rho(i, j, k)) : 0.0;
         for (int r = 0; r < nd; ++r)
-          ye[r] = (stiffness ? E * k0_row(k0, nd, r, ae) : 0.0) +
-                  (mass ? mass_density * k0_row(m0, nd, r, be) : 0.0);
+          ye[r] = (has_stiffness ? E * k0_row(k0, nd, r, ke) : 0.0) +
+                  (has_mass ? mass_density * k0_row(m0, nd, r, me) : 0.0);
         scatter_element(y, dim, i + t.s[0], j + t.s[1], k + t.s[2], ye);
       });
 }
@@ -843,36 +843,37 @@ double LinearElasticity::dot(const NodeVector& a, const NodeVector& b) const {
   return m_domain.comm().sum(sum);
 }
 
-std::array<double, 3> LinearElasticity::node_value_at(const NodeVector& v,
-                                                      const std::array<double, 3>& point) const {
-  const GridGeometry g = v[0].geometry();
-  const IndexSpace o = v[0].owned();
-  std::array<long, 3> index{0, 0, 0};
-  long here = 1;
+LinearElasticity::NodeLocation
+LinearElasticity::locate_node(const std::array<double, 3>& point) const {
+  const GridGeometry g = m_u[0].geometry();
+  const IndexSpace o = m_u[0].owned();
+  NodeLocation at;
+  bool here = true;
   for (int a = 0; a < dim(); ++a) {
     const double t = (point[a] - g.coordinate(a, 0)) / g.h[a];
-    index[a] = std::lround(t);
-    here = here && std::abs(t - double(index[a])) < 0.25 && index[a] >= o.begin[a] &&
-           index[a] < o.end[a];
+    at.index[a] = std::lround(t);
+    here = here && std::abs(t - double(at.index[a])) < 0.25 && at.index[a] >= o.begin[a] &&
+           at.index[a] < o.end[a];
   }
-  std::array<double, 3> out{0, 0, 0};
-  std::vector<double> mine(4, 0.0);
-  if (here) {
-    mine[3] = 1;
-    for (int c = 0; c < dim(); ++c) {
-      auto one = Kokkos::subview(v[c].view(), index[0], index[1], index[2]);
-      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one);
-      mine[c] = host();
-    }
-  }
-  const std::vector<double> all = m_domain.comm().sum(mine);
-  if (all[3] < 0.5)
+  at.owned = here;
+  if (m_domain.comm().sum(here ? 1.0 : 0.0) < 0.5)
     throw ConfigError(format("the point (%g, %g, %g) m is not a node of the grid: give a node's "
                              "coordinates (a multiple of the spacing from the origin)",
                              point[0], point[1], point[2]));
-  for (int c = 0; c < dim(); ++c)
-    out[c] = all[c] / all[3]; // a node is owned by one rank
-  return out;
+  return at;
+}
+
+std::array<double, 3> LinearElasticity::node_value_at(const NodeVector& v,
+                                                      const std::array<double, 3>& point) const {
+  const NodeLocation at = locate_node(point);
+  std::vector<double> mine(3, 0.0);
+  if (at.owned)
+    for (int c = 0; c < dim(); ++c) {
+      auto one = Kokkos::subview(v[c].view(), at.index[0], at.index[1], at.index[2]);
+      mine[c] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one)();
+    }
+  const std::vector<double> all = m_domain.comm().sum(mine); // one rank owns the node
+  return {all[0], all[1], all[2]};
 }
 
 double LinearElasticity::compliance() const {
@@ -890,11 +891,11 @@ void LinearElasticity::apply_operator(const NodeVector* x_stiffness, const NodeV
     fill_value(y[c], y[c].ghosted(), 0.0);
   if (!x_stiffness && !x_mass)
     return;
-  const NodeViews xk = views_of(x_stiffness ? *x_stiffness : *x_mass);
-  const NodeViews xm = views_of(x_mass ? *x_mass : *x_stiffness);
-  element_apply(m_density, m_spec.simp, m_spec.mass_density, x_stiffness ? &xk : nullptr,
-                x_mass ? &xm : nullptr, views_of(y), index_shift(m_density, y[0]), dim(), m_k0,
-                m_m0);
+  const NodeViews none{};
+  element_apply(m_density, m_spec.simp, m_spec.mass_density, x_stiffness != nullptr,
+                x_stiffness ? views_of(*x_stiffness) : none, x_mass != nullptr,
+                x_mass ? views_of(*x_mass) : none, views_of(y), index_shift(m_density, y[0]), dim(),
+                m_k0, m_m0);
   for (int c = 0; c < dim(); ++c)
     m_node_halo->scatter_add(y[c]);
 }

@@ -41,13 +41,9 @@ struct NewmarkSettings {
   double rayleigh_stiffness = 0; ///< beta_R [s]
   LoadHistory load;
 
-  /// The case-file keys of [dynamics]. Not collective.
-  static void declare_keys(ConfigSchema& schema);
-  /// The settings of a validated configuration; throws ConfigError naming the key for gamma <
-  /// 1/2, beta < gamma / 4 (not unconditionally stable), negative damping or a missing period.
-  /// Not collective.
-  static NewmarkSettings from_config(const Config& config);
-  /// Throws ConfigError as from_config does. Not collective.
+  /// Throws ConfigError, naming the dynamics.* setting, for gamma < 1/2, beta < gamma / 4 (not
+  /// unconditionally stable), negative damping or a ramp or pulse without a period. Not
+  /// collective.
   void validate() const;
 };
 

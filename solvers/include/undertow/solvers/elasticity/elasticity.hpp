@@ -137,8 +137,9 @@ class LinearElasticity {
   /// The displacement [m], ghosts filled.
   const NodeVector& displacement() const { return m_u; }
 
-  /// Solves K lambda = g with the operator of the last solve(), homogeneous supports (g on
-  /// supported components is ignored, lambda is 0 there). Collective.
+  /// Solves K lambda = g with the operator of the last solve() (no assemble_operator() since),
+  /// homogeneous supports (g on supported components is ignored, lambda is 0 there).
+  /// Collective.
   SolveInfo solve_adjoint(const NodeVector& g, NodeVector& lambda);
 
   /// Assembles A = stiffness_weight K(rho) + mass_weight M (M the consistent mass of density
@@ -158,6 +159,14 @@ class LinearElasticity {
   /// (scatter_add).
   void apply_operator(const NodeVector* x_stiffness, const NodeVector* x_mass, NodeVector& y);
 
+  /// The node at `point` [m] (within a quarter cell along every axis): its local index, and
+  /// whether this rank owns it (exactly one rank does). Throws ConfigError if no node is there
+  /// (the point is outside the domain or between nodes). Collective.
+  struct NodeLocation {
+    bool owned = false;
+    std::array<long, 3> index{0, 0, 0};
+  };
+  NodeLocation locate_node(const std::array<double, 3>& point) const;
   /// The node value of `v` nearest to `point` [m] (within a quarter cell along every axis),
   /// component by component, on every rank. Throws ConfigError if no node is there (the point is
   /// outside the domain or between nodes). Collective.
