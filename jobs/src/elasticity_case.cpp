@@ -1,8 +1,9 @@
-/// The elasticity model for `undertow run`: one static solve, or minimum-compliance topology
-/// optimisation (topology.enabled); fields to HDF5/XDMF, the convergence table to CSV, density
+/// The elasticity model for `undertow run`: one static solve, minimum-compliance topology
+/// optimisation (topology.enabled) or a Newmark run (dynamics.enabled,
+/// elastodynamics_case.cpp); fields to HDF5/XDMF, the convergence table to CSV, density
 /// snapshots as XDMF series and PNG, figures for --report, and the case's reference check.
 
-#include "models.hpp"
+#include "elasticity_case.hpp"
 
 #include "undertow/adjoint/topology_optimisation.hpp"
 #include "undertow/core/error.hpp"
@@ -55,27 +56,52 @@ void declare_elasticity_keys(ConfigSchema& s) {
         "--check: allowed relative deviation of each nonzero component of "
         "check.probe_displacement")
       .above(0);
+  declare_elastodynamics_keys(s);
 }
 
-/// Cell and node fields of a solved state: displacement (nodes), strain, stress, von Mises and
-/// the density (cells).
-void write_fields(io::SnapshotSeries& series, const LinearElasticity& s, long step,
-                  std::array<Field, 6>& strain, std::array<Field, 6>& stress, Field& vm) {
-  if (!series.begin(step, double(step)))
-    return;
+} // namespace
+
+ElasticityFieldWriter::ElasticityFieldWriter(const RunContext& ctx, const std::string& time_meaning)
+    : m_attributes{{"undertow_version", UNDERTOW_VERSION_STRING},
+                   {"config_hash", ctx.config.hash()},
+                   {"units", "lengths and displacements m, velocity m/s, stress Pa (per unit "
+                             "thickness in 2D), strain 1 (tensor components), density 1; 'time' "
+                             "is " +
+                                 time_meaning},
+                   {"layout", "global arrays, slowest axis first (z, y, x); displacement and "
+                              "velocity on the vertices, the rest on the elements"}},
+      m_series(ctx.domain, ctx.output_dir, "fields", m_attributes),
+      m_vm(ctx.domain, Location::Cell, 0, "von_mises") {
+  for (int q = 0; q < 6; ++q) {
+    m_strain[q] = Field(ctx.domain, Location::Cell, 0, "strain");
+    m_stress[q] = Field(ctx.domain, Location::Cell, 0, "stress");
+  }
+}
+
+bool ElasticityFieldWriter::write(long step, double time, const LinearElasticity& s,
+                                  const elasticity::NodeVector& u,
+                                  const elasticity::NodeVector* v) {
+  if (!m_series.begin(step, time))
+    return false;
   const int dim = s.dim();
   for (int c = 0; c < dim; ++c)
-    series.node(std::string("displacement_") + "xyz"[c], s.displacement()[c]);
-  s.strain_and_stress(strain, stress, vm);
+    m_series.node(std::string("displacement_") + "xyz"[c], u[c]);
+  if (v)
+    for (int c = 0; c < dim; ++c)
+      m_series.node(std::string("velocity_") + "xyz"[c], (*v)[c]);
+  s.strain_and_stress(u, m_strain, m_stress, m_vm);
   const int components = dim == 2 ? 4 : 6; // 2D: xx yy zz xy
   for (int q = 0; q < components; ++q) {
-    series.cell(std::string("strain_") + kComponents[q], strain[q]);
-    series.cell(std::string("stress_") + kComponents[q], stress[q]);
+    m_series.cell(std::string("strain_") + kComponents[q], m_strain[q]);
+    m_series.cell(std::string("stress_") + kComponents[q], m_stress[q]);
   }
-  series.cell("von_mises", vm);
-  series.cell("density", s.density());
-  series.commit();
+  m_series.cell("von_mises", m_vm);
+  m_series.cell("density", s.density());
+  m_series.commit();
+  return true;
 }
+
+namespace {
 
 /// The physical densities as a greyscale image (solid black, void white), top row = largest y;
 /// the mid-plane z slice in 3D. Collective (gathers to rank 0, which writes).
@@ -98,30 +124,47 @@ void write_density_png(const Communicator& comm, const Field& density, const std
   });
 }
 
-struct Probe {
-  bool given = false;
-  std::array<double, 3> point{0, 0, 0}, reference{0, 0, 0};
-};
+} // namespace
 
-Probe probe_from(const Config& cfg, int dim) {
-  Probe p;
+ElasticityProbe ElasticityProbe::from_config(const Config& cfg, int dim) {
+  ElasticityProbe p;
   p.given = cfg.is_given("check.probe");
+  p.has_reference = cfg.is_given("check.probe_displacement");
   const auto point = cfg.get_real_list("check.probe");
   const auto ref = cfg.get_real_list("check.probe_displacement");
   if (p.given && static_cast<int>(point.size()) != dim)
     throw ConfigError("check.probe needs " + std::to_string(dim) + " coordinates [m]");
-  if (cfg.is_given("check.probe_displacement") && !p.given)
+  if (p.has_reference && !p.given)
     throw ConfigError("check.probe_displacement is given without check.probe: name the node");
   for (int a = 0; a < dim && a < static_cast<int>(point.size()); ++a)
     p.point[a] = point[a];
   for (int a = 0; a < dim && a < static_cast<int>(ref.size()); ++a)
     p.reference[a] = ref[a];
-  if (cfg.is_given("check.probe_displacement") && p.reference[0] == 0 && p.reference[1] == 0 &&
-      p.reference[2] == 0)
+  if (p.has_reference && p.reference[0] == 0 && p.reference[1] == 0 && p.reference[2] == 0)
     throw ConfigError("check.probe_displacement is zero in every component, so --check would "
                       "compare nothing: give the nonzero reference components [m]");
   return p;
 }
+
+void ElasticityProbe::check(const Config& cfg, int dim, const std::array<double, 3>& measured,
+                            bool& ok, std::string& summary) const {
+  if (!has_reference)
+    return;
+  const double allowed = cfg.get_real("check.probe_rtol");
+  for (int c = 0; c < dim; ++c) {
+    const double ref = reference[c];
+    if (ref == 0)
+      continue;
+    const double rel = std::abs(measured[c] - ref) / std::abs(ref);
+    ok = ok && rel <= allowed;
+    summary += (summary.empty() ? "" : "; ") + std::string("u_") + "xyz"[c] +
+               format(" at the probe %.6e m against %.6e (relative deviation %.2e", measured[c],
+                      ref, rel) +
+               format(", allowed %.1e)", allowed);
+  }
+}
+
+namespace {
 
 RunResult run_elasticity(const RunContext& ctx) {
   if (!ctx.restart_file.empty())
@@ -129,14 +172,30 @@ RunResult run_elasticity(const RunContext& ctx) {
   const Config& cfg = ctx.config;
   const int dim = ctx.domain.dim();
   const bool topology = cfg.get_bool("topology.enabled");
-  const Probe probe = probe_from(cfg, dim);
+  const bool dynamic = cfg.get_bool("dynamics.enabled");
+  const ElasticityProbe probe = ElasticityProbe::from_config(cfg, dim);
   const double c_ref = cfg.get_real("check.compliance");
   const long iterations_ref = cfg.get_int("check.iterations");
-  const bool has_reference =
-      c_ref > 0 || iterations_ref > 0 || cfg.is_given("check.probe_displacement");
-  if (ctx.check_requested && !has_reference)
+  if (topology && dynamic)
+    throw ConfigError("topology.enabled and dynamics.enabled are both set: topology "
+                      "optimisation is static (minimum compliance); enable one of them");
+  if (dynamic && (c_ref > 0 || iterations_ref > 0))
+    throw ConfigError("check.compliance and check.iterations refer to a static run or topology "
+                      "iterations; a dynamic run checks check.frequency, "
+                      "check.energy_balance_max or check.probe_displacement");
+  const bool has_reference = c_ref > 0 || iterations_ref > 0 || probe.has_reference;
+  if (ctx.check_requested && !dynamic && !has_reference)
     throw ConfigError("--check needs a reference: set check.compliance, check.iterations or "
                       "check.probe_displacement in [check]");
+  if (!dynamic)
+    for (const char* key :
+         {"time.t_end", "time.dt", "time.cfl", "fields.every", "dynamics.beta", "dynamics.gamma",
+          "dynamics.rayleigh_mass", "dynamics.rayleigh_stiffness", "dynamics.load_history",
+          "dynamics.load_period", "check.frequency", "check.frequency_rtol",
+          "check.frequency_after", "check.energy_balance_max"})
+      if (cfg.is_given(key))
+        throw ConfigError(std::string(key) + " applies to a dynamic run, but dynamics.enabled = "
+                                             "false: set dynamics.enabled = true or remove it");
   if (iterations_ref > 0 && !topology)
     throw ConfigError("check.iterations counts topology iterations: set topology.enabled = true "
                       "or remove it");
@@ -150,21 +209,11 @@ RunResult run_elasticity(const RunContext& ctx) {
                (dim == 2 ? (spec.plane_stress ? ", plane stress" : ", plane strain") : "") +
                (spec.solver == elasticity::LinearSolver::Direct ? ", MUMPS LU" : ", CG + GAMG"));
 
-  std::array<Field, 6> strain, stress;
-  for (int q = 0; q < 6; ++q) {
-    strain[q] = Field(ctx.domain, Location::Cell, 0, "strain");
-    stress[q] = Field(ctx.domain, Location::Cell, 0, "stress");
+  if (dynamic) {
+    ElasticityFieldWriter fields(ctx, "the simulated time [s]");
+    return run_elastodynamics(ctx, solver, fields, probe);
   }
-  Field vm(ctx.domain, Location::Cell, 0, "von_mises");
-  const std::map<std::string, std::string> attributes = {
-      {"undertow_version", UNDERTOW_VERSION_STRING},
-      {"config_hash", cfg.hash()},
-      {"units", "lengths and displacements m, stress Pa (per unit thickness in 2D), strain "
-                "1 (tensor components), density 1; 'time' is the design iteration"},
-      {"layout", "global arrays, slowest axis first (z, y, x); displacement on the vertices, "
-                 "the rest on the elements"}};
-  io::SnapshotSeries fields(ctx.domain, ctx.output_dir, "fields", attributes);
-
+  ElasticityFieldWriter fields(ctx, "the design iteration");
   RunResult result;
   auto& f = result.figures;
   Timers& timers = result.timers;
@@ -185,7 +234,7 @@ RunResult run_elasticity(const RunContext& ctx) {
   } else {
     const auto settings = adjoint::TopologySettings::from_config(cfg);
     adjoint::TopologyOptimisation opt(solver, settings);
-    io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", attributes);
+    io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", fields.attributes());
     const bool png = cfg.get_bool("output.png");
     const long every = cfg.get_int("output.snapshot_every");
     const long progress_every = std::max(1L, cfg.get_int("output.progress_every"));
@@ -267,8 +316,9 @@ RunResult run_elasticity(const RunContext& ctx) {
   f["compliance"] = compliance;
   f["unknowns"] = double(solver.global_dofs());
   f["solver_iterations_total"] = double(solver.total_iterations());
-  write_fields(fields, solver, design_iterations, strain, stress, vm);
-  f["von_mises_max"] = global_max(ctx.domain.comm(), vm);
+  fields.write(design_iterations, double(design_iterations), solver, solver.displacement(),
+               nullptr);
+  f["von_mises_max"] = global_max(ctx.domain.comm(), fields.von_mises());
   ctx.log.info("fields: " + fields.xdmf_path());
 
   std::array<double, 3> u_probe{0, 0, 0};
@@ -298,20 +348,7 @@ RunResult run_elasticity(const RunContext& ctx) {
           (summary.empty() ? "" : "; ") +
           format("%.0f iterations against %.0f", double(design_iterations), double(iterations_ref));
     }
-    if (cfg.is_given("check.probe_displacement")) {
-      const double allowed = cfg.get_real("check.probe_rtol");
-      for (int c = 0; c < dim; ++c) {
-        const double ref = probe.reference[c];
-        if (ref == 0)
-          continue;
-        const double rel = std::abs(u_probe[c] - ref) / std::abs(ref);
-        ok = ok && rel <= allowed;
-        summary += (summary.empty() ? "" : "; ") + std::string("u_") + "xyz"[c] +
-                   format(" at the probe %.6e m against %.6e (relative deviation %.2e", u_probe[c],
-                          ref, rel) +
-                   format(", allowed %.1e)", allowed);
-      }
-    }
+    probe.check(cfg, dim, u_probe, ok, summary);
     result.check_passed = ok;
     result.check_summary = summary;
   }

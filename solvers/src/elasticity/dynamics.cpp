@@ -154,5 +154,42 @@ double Newmark::load_potential() {
   return -m_settings.load.at(m_time) * m_solver.dot(m_solver.load(), m_u);
 }
 
+WorkBalance::WorkBalance(Newmark& run) : m_run(run) {
+  LinearElasticity& s = run.solver();
+  m_u_old = s.make_node_vector("work_balance::u_old");
+  m_v_old = s.make_node_vector("work_balance::v_old");
+  m_v_mid = s.make_node_vector("work_balance::v_mid");
+  m_alpha_v = s.make_node_vector("work_balance::alpha_v");
+  m_beta_v = s.make_node_vector("work_balance::beta_v");
+  m_cv = s.make_node_vector("work_balance::cv");
+}
+
+void WorkBalance::before() {
+  const int dim = m_run.solver().dim();
+  combine(dim, 1.0, m_run.displacement(), 0.0, nullptr, m_u_old);
+  combine(dim, 1.0, m_run.velocity(), 0.0, nullptr, m_v_old);
+  m_g_old = m_run.settings().load.at(m_run.time());
+  m_energy_old = m_run.kinetic_energy() + m_run.strain_energy();
+}
+
+WorkBalance::Step WorkBalance::after(double dt) {
+  LinearElasticity& s = m_run.solver();
+  const int dim = s.dim();
+  const NewmarkSettings& settings = m_run.settings();
+  combine(dim, 0.5, m_run.velocity(), 0.5, &m_v_old, m_v_mid);
+  combine(dim, settings.rayleigh_mass, m_v_mid, 0.0, nullptr, m_alpha_v);
+  combine(dim, settings.rayleigh_stiffness, m_v_mid, 0.0, nullptr, m_beta_v);
+  s.apply_operator(&m_beta_v, &m_alpha_v, m_cv);
+  Step out;
+  out.dissipated = dt * s.dot(m_v_mid, m_cv);
+  const double g_new = settings.load.at(m_run.time());
+  out.work =
+      0.5 * (m_g_old + g_new) * (s.dot(s.load(), m_run.displacement()) - s.dot(s.load(), m_u_old));
+  out.kinetic = m_run.kinetic_energy();
+  out.strain = m_run.strain_energy();
+  out.residual = out.kinetic + out.strain - m_energy_old - out.work + out.dissipated;
+  return out;
+}
+
 } // namespace elasticity
 } // namespace undertow

@@ -1,6 +1,8 @@
-/// Case-file keys of the elasticity solver (ElasticitySpec::declare_keys / from_config).
+/// Case-file keys of the elasticity solver (ElasticitySpec::declare_keys / from_config) and of
+/// its Newmark dynamics (NewmarkSettings::declare_keys / from_config).
 
 #include "undertow/core/error.hpp"
+#include "undertow/solvers/elasticity/dynamics.hpp"
 #include "undertow/solvers/elasticity/elasticity.hpp"
 
 namespace undertow {
@@ -176,6 +178,47 @@ ElasticitySpec ElasticitySpec::from_config(const Config& c, int dim) {
     spec.loads.push_back(load);
   }
   return spec;
+}
+
+void NewmarkSettings::declare_keys(ConfigSchema& s) {
+  s.add("dynamics.beta", ValueType::Real, "0.25",
+        "Newmark beta; beta = 1/4 with gamma = 1/2 (average acceleration) is second order and "
+        "conserves energy; beta >= gamma / 4 is required");
+  s.add("dynamics.gamma", ValueType::Real, "0.5",
+        "Newmark gamma >= 1/2; above 1/2 the scheme damps high frequencies numerically (first "
+        "order)");
+  s.add("dynamics.rayleigh_mass", ValueType::Real, "0",
+        "Rayleigh damping alpha [1/s] of C = alpha M + beta_R K")
+      .at_least(0);
+  s.add("dynamics.rayleigh_stiffness", ValueType::Real, "0",
+        "Rayleigh damping beta_R [s] of C = alpha M + beta_R K")
+      .at_least(0);
+  s.add("dynamics.load_history", ValueType::Choice, "constant",
+        "how the loads follow time: constant (applied suddenly at t = 0), ramp (linear from 0 "
+        "to full over dynamics.load_period) or half_sine (a pulse sin(pi t / load_period) for "
+        "t < load_period, then 0)")
+      .one_of({"constant", "ramp", "half_sine"});
+  s.add("dynamics.load_period", ValueType::Real, "0",
+        "duration [s] of the ramp or the pulse of dynamics.load_history")
+      .at_least(0);
+}
+
+NewmarkSettings NewmarkSettings::from_config(const Config& c) {
+  NewmarkSettings n;
+  n.beta = c.get_real("dynamics.beta");
+  n.gamma = c.get_real("dynamics.gamma");
+  n.rayleigh_mass = c.get_real("dynamics.rayleigh_mass");
+  n.rayleigh_stiffness = c.get_real("dynamics.rayleigh_stiffness");
+  const std::string history = c.get_string("dynamics.load_history");
+  n.load.kind = history == "ramp"        ? LoadHistory::Kind::Ramp
+                : history == "half_sine" ? LoadHistory::Kind::HalfSine
+                                         : LoadHistory::Kind::Constant;
+  n.load.period = c.get_real("dynamics.load_period");
+  if (n.load.kind == LoadHistory::Kind::Constant && c.is_given("dynamics.load_period"))
+    throw ConfigError("dynamics.load_period is given but dynamics.load_history = constant: set "
+                      "load_history = ramp or half_sine, or remove load_period");
+  n.validate();
+  return n;
 }
 
 } // namespace elasticity

@@ -41,6 +41,12 @@ struct NewmarkSettings {
   double rayleigh_stiffness = 0; ///< beta_R [s]
   LoadHistory load;
 
+  /// Declares the dynamics.* keys (beta, gamma, rayleigh_mass, rayleigh_stiffness,
+  /// load_history, load_period). Not collective.
+  static void declare_keys(ConfigSchema& schema);
+  /// Reads and validates them. Throws ConfigError naming the key. Not collective.
+  static NewmarkSettings from_config(const Config& config);
+
   /// Throws ConfigError, naming the dynamics.* setting, for gamma < 1/2, beta < gamma / 4 (not
   /// unconditionally stable), negative damping or a ramp or pulse without a period. Not
   /// collective.
@@ -103,6 +109,37 @@ class Newmark {
   NodeVector m_u_pred, m_v_pred, m_work, m_rhs, m_alpha_v; ///< step buffers
   double m_time = 0;
   long m_steps = 0;
+};
+
+/// The discrete work balance of Newmark steps (docs/elasticity.md, "Dynamics"):
+///
+///   (KE + SE)_{n+1} - (KE + SE)_n = work - dissipated + residual,
+///   work = (g_n + g_{n+1}) / 2 f.(u_{n+1} - u_n),   dissipated = dt v_mid.C v_mid,
+///
+/// with v_mid = (v_n + v_{n+1}) / 2. The trapezoidal rule (beta = 1/4, gamma = 1/2) makes the
+/// residual zero up to the linear solves' error; other (beta, gamma) dissipate numerically, which
+/// shows as a negative residual. Usage: before() ahead of each step, after(dt) once it is taken.
+class WorkBalance {
+ public:
+  struct Step {
+    double kinetic = 0;    ///< KE after the step [J] (per unit thickness in 2D)
+    double strain = 0;     ///< SE after the step [J]
+    double work = 0;       ///< work of the load over the step [J]
+    double dissipated = 0; ///< energy taken by the Rayleigh damping [J]
+    double residual = 0;   ///< change of KE + SE - work + dissipated [J]
+  };
+
+  /// Allocates the step buffers. Not collective.
+  explicit WorkBalance(Newmark& run);
+  /// Records the state before a step. Collective.
+  void before();
+  /// The balance of the step of size dt [s] taken since before(). Collective.
+  Step after(double dt);
+
+ private:
+  Newmark& m_run;
+  NodeVector m_u_old, m_v_old, m_v_mid, m_alpha_v, m_beta_v, m_cv;
+  double m_g_old = 0, m_energy_old = 0;
 };
 
 } // namespace elasticity

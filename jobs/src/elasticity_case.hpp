@@ -1,0 +1,72 @@
+#pragma once
+/// \file
+/// Pieces shared by the elasticity model's static/topology run (elasticity_case.cpp) and its
+/// dynamic run (elastodynamics_case.cpp): the probe node, the field snapshots and the dynamic
+/// run itself.
+
+#include "models.hpp"
+
+#include "undertow/io/snapshot_series.hpp"
+#include "undertow/solvers/elasticity/elasticity.hpp"
+
+#include <array>
+#include <map>
+#include <string>
+
+namespace undertow {
+namespace jobs {
+
+/// check.probe and check.probe_displacement: a node whose displacement is reported, and the
+/// reference it is checked against (components that are nonzero).
+struct ElasticityProbe {
+  bool given = false;
+  std::array<double, 3> point{0, 0, 0};     ///< [m]
+  std::array<double, 3> reference{0, 0, 0}; ///< [m]
+  bool has_reference = false;
+
+  /// Reads them; throws ConfigError for a wrong count, a reference without a node, or a zero
+  /// reference. Not collective.
+  static ElasticityProbe from_config(const Config& config, int dim);
+  /// Appends "u_y at the probe ... (relative deviation ..., allowed ...)" per nonzero reference
+  /// component to `summary` and clears `ok` if one deviates by more than check.probe_rtol. Not
+  /// collective.
+  void check(const Config& config, int dim, const std::array<double, 3>& measured, bool& ok,
+             std::string& summary) const;
+};
+
+/// Snapshots of a solved or evolving state as an XDMF time series: the displacement (and, for a
+/// dynamic run, the velocity) on the vertices; strain, stress, von Mises and density on the
+/// elements.
+class ElasticityFieldWriter {
+ public:
+  /// Creates <output_dir>/fields. Collective.
+  ElasticityFieldWriter(const RunContext& context, const std::string& time_meaning);
+  /// Writes the state u (v: optional) as snapshot `step` at `time`; von Mises is left in
+  /// von_mises(). Returns false if that step was already written. Collective.
+  bool write(long step, double time, const elasticity::LinearElasticity& solver,
+             const elasticity::NodeVector& u, const elasticity::NodeVector* v);
+  const Field& von_mises() const { return m_vm; }
+  long count() const { return m_series.count(); }
+  std::string xdmf_path() const { return m_series.xdmf_path(); }
+  const std::map<std::string, std::string>& attributes() const { return m_attributes; }
+
+ private:
+  std::map<std::string, std::string> m_attributes;
+  io::SnapshotSeries m_series;
+  std::array<Field, 6> m_strain, m_stress;
+  Field m_vm;
+};
+
+/// The dynamic keys of the run: dynamics.enabled, the Newmark settings, fields.every and the
+/// dynamic --check references (check.frequency, check.energy_balance_max). Not collective.
+void declare_elastodynamics_keys(ConfigSchema& schema);
+
+/// Newmark from rest to time.t_end with steps of time.dt: progress lines, diagnostics.csv (step,
+/// time, energies, work balance, probe), field snapshots every fields.every steps, and the
+/// --check of the measured frequency, the work balance and the final probe displacement.
+/// Collective.
+RunResult run_elastodynamics(const RunContext& context, elasticity::LinearElasticity& solver,
+                             ElasticityFieldWriter& fields, const ElasticityProbe& probe);
+
+} // namespace jobs
+} // namespace undertow

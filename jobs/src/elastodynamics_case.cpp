@@ -1,0 +1,277 @@
+/// The dynamic run of the elasticity model (dynamics.enabled): Newmark from rest, with progress
+/// lines, the per-step work balance in diagnostics.csv, an XDMF time series of the fields, and
+/// the --check of the measured frequency, the work balance and the final probe displacement.
+
+#include "elasticity_case.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/reductions.hpp"
+#include "undertow/io/csv.hpp"
+#include "undertow/solvers/elasticity/dynamics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+using elasticity::LinearElasticity;
+using elasticity::Newmark;
+using elasticity::WorkBalance;
+
+/// Frequency [Hz] of a sampled oscillation from its upward crossings of the mean, linearly
+/// interpolated between samples; 0 if fewer than three crossings. `t` and `u` have equal sizes.
+double crossing_frequency(const std::vector<double>& t, const std::vector<double>& u,
+                          long& crossings) {
+  crossings = 0;
+  if (u.size() < 3)
+    return 0;
+  double mean = 0;
+  for (double x : u)
+    mean += x;
+  mean /= double(u.size());
+  double first = 0, last = 0;
+  for (std::size_t n = 1; n < u.size(); ++n) {
+    const double a = u[n - 1] - mean, b = u[n] - mean;
+    if (a < 0 && b >= 0) {
+      const double at = t[n - 1] + (t[n] - t[n - 1]) * a / (a - b);
+      if (crossings == 0)
+        first = at;
+      last = at;
+      ++crossings;
+    }
+  }
+  return crossings >= 3 ? double(crossings - 1) / (last - first) : 0.0;
+}
+
+/// The probe component with the largest range over the recorded history.
+int dominant_component(const std::array<std::vector<double>, 3>& history, int dim) {
+  int best = 0;
+  double widest = -1;
+  for (int c = 0; c < dim; ++c) {
+    const auto& h = history[static_cast<std::size_t>(c)];
+    if (h.empty())
+      continue;
+    const auto mm = std::minmax_element(h.begin(), h.end());
+    if (*mm.second - *mm.first > widest) {
+      widest = *mm.second - *mm.first;
+      best = c;
+    }
+  }
+  return best;
+}
+
+} // namespace
+
+void declare_elastodynamics_keys(ConfigSchema& s) {
+  s.add("dynamics.enabled", ValueType::Boolean, "false",
+        "run in time by Newmark from rest to time.t_end with steps of time.dt, instead of a "
+        "static solve");
+  elasticity::NewmarkSettings::declare_keys(s);
+  s.add("fields.every", ValueType::Integer, "0",
+        "dynamic run: write a snapshot of the fields (the XDMF time series fields.xmf) every "
+        "this many steps; the start and the end are always written")
+      .at_least(0);
+  s.add("check.frequency", ValueType::Real, "0",
+        "--check (dynamic run): the reference frequency [Hz] of the probe's oscillation, "
+        "measured from the upward crossings of its mean by the component that moves most (0: "
+        "not checked)")
+      .at_least(0);
+  s.add("check.frequency_rtol", ValueType::Real, "0.01",
+        "--check: allowed relative deviation from check.frequency")
+      .above(0);
+  s.add("check.frequency_after", ValueType::Real, "0",
+        "dynamic run: measure the frequency from this time [s] on (e.g. after a load pulse)")
+      .at_least(0);
+  s.add("check.energy_balance_max", ValueType::Real, "0",
+        "--check (dynamic run): the largest allowed residual of a step's work balance "
+        "d(KE + SE) = work - dissipation, relative to the largest KE + SE of the run (0: not "
+        "checked)")
+      .at_least(0);
+}
+
+RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
+                             ElasticityFieldWriter& fields, const ElasticityProbe& probe) {
+  const Config& cfg = ctx.config;
+  const Communicator& comm = ctx.domain.comm();
+  const int dim = ctx.domain.dim();
+  const double f_ref = cfg.get_real("check.frequency");
+  const double balance_ref = cfg.get_real("check.energy_balance_max");
+  if (ctx.check_requested && f_ref <= 0 && balance_ref <= 0 && !probe.has_reference)
+    throw ConfigError("--check needs a reference: set check.frequency, check.energy_balance_max "
+                      "or check.probe_displacement in [check]");
+  if ((f_ref > 0 || cfg.is_given("check.frequency_after")) && !probe.given)
+    throw ConfigError("check.frequency is measured at a node: set check.probe");
+  if (cfg.is_given("time.cfl"))
+    throw ConfigError("time.cfl does not apply to a dynamic elasticity run (Newmark is implicit "
+                      "and unconditionally stable): set time.dt [s], e.g. a fortieth of the "
+                      "shortest period of interest");
+  const double t_end = cfg.get_real("time.t_end"), dt_asked = cfg.get_real("time.dt");
+  if (!(dt_asked > 0))
+    throw ConfigError("a dynamic run needs time.dt > 0 [s]: the step of Newmark, e.g. a fortieth "
+                      "of the shortest period of interest");
+  const long n_steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt_asked - 1e-9)));
+  const double dt = t_end / double(n_steps); // lands on t_end
+  const double measure_after = cfg.get_real("check.frequency_after");
+  if (measure_after >= t_end)
+    throw ConfigError(format("check.frequency_after = %g s is not before time.t_end = %g s: "
+                             "measure within the run",
+                             measure_after, t_end));
+
+  Newmark run(solver, elasticity::NewmarkSettings::from_config(cfg));
+  const elasticity::NewmarkSettings& settings = run.settings();
+  ctx.log.info(format("Newmark beta = %g, gamma = %g", settings.beta, settings.gamma) +
+               format(", Rayleigh alpha = %g 1/s, beta_R = %g s", settings.rayleigh_mass,
+                      settings.rayleigh_stiffness) +
+               format(", mass density %g kg/m^3", solver.spec().mass_density) + ", load " +
+               cfg.get_string("dynamics.load_history") + ", " + std::to_string(n_steps) +
+               format(" steps of dt = %.4e s to t = %g s", dt, t_end));
+
+  RunResult result;
+  Timers& timers = result.timers;
+  {
+    auto scope = timers.scope("dynamics solve");
+    run.start();
+  }
+  WorkBalance balance(run);
+  std::vector<std::string> columns = {
+      "step",   "time", "dt",         "load_factor",      "kinetic",
+      "strain", "work", "dissipated", "balance_residual", "solver_iterations"};
+  for (int c = 0; c < dim && probe.given; ++c)
+    columns.push_back(std::string("probe_u") + "xyz"[c]);
+  io::CsvSeries csv(comm, ctx.output_dir + "/diagnostics.csv", columns);
+  const long fields_every = cfg.get_int("fields.every");
+  Progress progress(ctx.log, t_end, cfg.get_int("output.progress_every"));
+  {
+    auto scope = timers.scope("output");
+    fields.write(0, 0.0, solver, run.displacement(), &run.velocity());
+  }
+
+  std::array<std::vector<double>, 3> history; // probe displacement from measure_after on
+  std::vector<double> history_time;
+  std::array<double, 3> u_probe{0, 0, 0};
+  double work = 0, dissipated = 0, worst_residual = 0, largest_energy = 0;
+  long iterations = 0;
+  for (long n = 1; n <= n_steps; ++n) {
+    elasticity::SolveInfo info;
+    WorkBalance::Step b;
+    {
+      auto scope = timers.scope("dynamics diagnostics");
+      balance.before();
+    }
+    {
+      auto scope = timers.scope("dynamics solve");
+      info = run.step(dt);
+    }
+    {
+      auto scope = timers.scope("dynamics diagnostics");
+      b = balance.after(dt);
+      if (probe.given)
+        u_probe = solver.node_value_at(run.displacement(), probe.point);
+    }
+    iterations += info.iterations;
+    work += b.work;
+    dissipated += b.dissipated;
+    const double energy = b.kinetic + b.strain;
+    if (!std::isfinite(energy))
+      throw CollectiveError("the dynamic run produced a non-finite energy at step " +
+                            std::to_string(n) +
+                            ": check the material (youngs_modulus, mass_density) and the loads");
+    largest_energy = std::max(largest_energy, energy);
+    worst_residual = std::max(worst_residual, std::abs(b.residual));
+    std::vector<double> row = {
+        double(n), run.time(), dt,         settings.load.at(run.time()), b.kinetic, b.strain,
+        work,      dissipated, b.residual, double(info.iterations)};
+    for (int c = 0; c < dim && probe.given; ++c)
+      row.push_back(u_probe[static_cast<std::size_t>(c)]);
+    csv.append(row);
+    if (probe.given && run.time() >= measure_after - 1e-12 * t_end) {
+      history_time.push_back(run.time());
+      for (int c = 0; c < dim; ++c)
+        history[static_cast<std::size_t>(c)].push_back(u_probe[static_cast<std::size_t>(c)]);
+    }
+    {
+      auto scope = timers.scope("output");
+      if ((fields_every > 0 && n % fields_every == 0) || n == n_steps)
+        fields.write(n, run.time(), solver, run.displacement(), &run.velocity());
+    }
+    std::string extra =
+        format("solver its %3.0f  KE %.4e  SE %.4e", double(info.iterations), b.kinetic, b.strain) +
+        format("  balance %.1e", largest_energy > 0 ? b.residual / largest_energy : 0.0);
+    if (probe.given)
+      extra += format("  u_probe (%.4e, %.4e", u_probe[0], u_probe[1]) +
+               (dim == 3 ? format(", %.4e)", u_probe[2]) : std::string(")"));
+    progress.update(n, run.time(), dt, extra, n == n_steps);
+  }
+
+  const double relative_residual = largest_energy > 0 ? worst_residual / largest_energy : 0.0;
+  ctx.log.info(format("work balance: largest step residual %.3e J = %.2e of the largest energy",
+                      worst_residual, relative_residual) +
+               format("; total work %.6e J, dissipated %.6e J", work, dissipated));
+  auto& f = result.figures;
+  f["steps"] = n_steps;
+  f["dt"] = dt;
+  f["time"] = run.time();
+  f["kinetic_energy"] = run.kinetic_energy();
+  f["strain_energy"] = run.strain_energy();
+  f["work"] = work;
+  f["dissipated"] = dissipated;
+  f["energy_balance_max_relative"] = relative_residual;
+  f["unknowns"] = double(solver.global_dofs());
+  f["solver_iterations_per_step"] = double(iterations) / double(n_steps);
+  f["field_snapshots"] = fields.count();
+  f["von_mises_max"] = global_max(comm, fields.von_mises());
+  ctx.log.info("fields: " + fields.xdmf_path() + " (" + std::to_string(fields.count()) +
+               " snapshots)");
+
+  double frequency = 0;
+  long crossings = 0;
+  int component = 0;
+  if (probe.given) {
+    for (int c = 0; c < dim; ++c)
+      f["probe_displacement"][std::string(1, "xyz"[c])] = u_probe[static_cast<std::size_t>(c)];
+    component = dominant_component(history, dim);
+    frequency =
+        crossing_frequency(history_time, history[static_cast<std::size_t>(component)], crossings);
+    if (frequency > 0) {
+      f["frequency"] = frequency;
+      ctx.log.info(format("probe oscillation: %.6f Hz from %.0f upward crossings of u_", frequency,
+                          double(crossings)) +
+                   std::string(1, "xyz"[component]) +
+                   format("'s mean after t = %g s", measure_after));
+    }
+  }
+
+  result.has_reference = f_ref > 0 || balance_ref > 0 || probe.has_reference;
+  if (result.has_reference) {
+    bool ok = true;
+    std::string summary;
+    if (f_ref > 0) {
+      const double allowed = cfg.get_real("check.frequency_rtol");
+      const double rel = std::abs(frequency - f_ref) / f_ref;
+      ok = ok && frequency > 0 && rel <= allowed;
+      summary += frequency > 0
+                     ? format("frequency %.6f Hz against %.6f (relative deviation %.2e", frequency,
+                              f_ref, rel) +
+                           format(", allowed %.1e)", allowed)
+                     : format("frequency: only %.0f upward crossings after t = %g s, too few to "
+                              "measure (raise time.t_end)",
+                              double(crossings), measure_after);
+    }
+    if (balance_ref > 0) {
+      ok = ok && relative_residual <= balance_ref;
+      summary += (summary.empty() ? "" : "; ") +
+                 format("work balance %.2e of the largest energy (allowed %.1e)", relative_residual,
+                        balance_ref);
+    }
+    probe.check(cfg, dim, u_probe, ok, summary);
+    result.check_passed = ok;
+    result.check_summary = summary;
+  }
+  return result;
+}
+
+} // namespace jobs
+} // namespace undertow
