@@ -25,7 +25,7 @@ jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # --- 1. System packages (Debian 12 / Ubuntu names) -------------------------------------------
 packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev
-          libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev procps)
+          libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev procps python3-matplotlib)
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do
@@ -75,10 +75,14 @@ if [ "$mode" = test ] || [ "$mode" = test-slow ]; then
 fi
 
 ranks="${RANKS:-$((jobs < 4 ? jobs : 4))}"
-case_file="$root/cases/advection_diffusion/periodic_mode.ini"
+case_file="$root/cases/shape_drag/min_drag_re20.ini"
 out="$root/runs/quickstart"
-echo "undertow: main job: $case_file on $ranks MPI rank(s)"
-mpiexec -n "$ranks" "$build/bin/undertow" run "$case_file" --check --output "$out"
+echo "undertow: main job: minimum-drag shape optimisation, $case_file on $ranks MPI rank(s)"
+mpiexec -n "$ranks" "$build/bin/undertow" optimize "$case_file" --output "$out"
 echo
-echo "undertow: main job finished; its error against the exact solution:"
-grep "error against the exact solution" "$out/run.log" | tail -n 1
+echo "undertow: main job finished:"
+grep -E "^objective: |^final design: " "$out/optimize.log" | tail -n 2
+# Debian's python (python3-matplotlib above), not one that a PATH may put first.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+"$py" "$root/cases/shape_drag/plot_optimisation.py" "$out" && echo "plots: $out/convergence.png, $out/shapes.png"

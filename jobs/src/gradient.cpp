@@ -199,32 +199,7 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   log.info("domain: " + domain.describe());
 
   // The parameters m and the time steps.
-  Control m;
-  m.flow = flow_parameters(cfg, domain);
-  if (m.flow.pressure.rtol > 1e-11)
-    log.info(format("note: pressure.rtol = %.1e; gradients are only as accurate as the pressure "
-                    "solves: set pressure.rtol = 1e-12 for finite-difference agreement to 6 "
-                    "digits",
-                    m.flow.pressure.rtol));
-  {
-    navier_stokes::NavierStokes ns(domain, m.flow);
-    if (!opt.restart.empty()) {
-      const long step = read_restart(opt.restart, ns, domain, cfg);
-      log.info(
-          "initial velocity from " + opt.restart +
-          format(" (step %.0f, t = %.6e); times below count from there", double(step), ns.time()));
-    } else {
-      bool exact = false;
-      navier_stokes::set_velocity(ns,
-                                  initial_field(cfg.get_string("initial.type"),
-                                                cfg.get_real("initial.amplitude"), domain,
-                                                m.flow.nu, exact),
-                                  0.0);
-    }
-    m.initial = ns.make_velocity("initial");
-    for (int c = 0; c < dim; ++c)
-      copy(ns.velocity(c), m.initial[c]);
-  }
+  const Control m = control_from_case(cfg, domain, opt.restart, log);
   const std::string case_file = opt.case_file;
   GradientDriver driver(
       domain,

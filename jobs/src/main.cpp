@@ -26,6 +26,8 @@ void usage(std::FILE* out) {
            "  run CASE.ini [options]    run a case ('undertow run --help' for options)\n"
            "  gradient CASE.ini [opts]  J and dJ/dm by the discrete adjoint, with --taylor and\n"
            "                            --fd checks ('undertow gradient --help')\n"
+           "  optimize CASE.ini [opts]  shape optimisation with TAO and adjoint gradients\n"
+           "                            ('undertow optimize --help')\n"
            "  keys [--markdown]         every case-file key with its default and meaning\n");
 }
 
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
           {"info", undertow::jobs::command_info},
           {"run", undertow::jobs::command_run},
           {"gradient", undertow::jobs::command_gradient},
+          {"optimize", undertow::jobs::command_optimize},
           {"keys", undertow::jobs::command_keys}};
       const auto it = handlers.find(command);
       if (command == "--help" || command == "-h" || command == "help") {

@@ -93,6 +93,7 @@ void declare_keys(ConfigSchema& s) {
       .at_least(0);
   adjoint::declare_objective_keys(s);
   declare_adjoint_keys(s);
+  declare_optimize_keys(s);
   s.add("check.reference", ValueType::Choice, "none",
         "what --check compares with: exact (initial.type's exact solution) or ghia (cavity "
         "centrelines of Ghia et al. 1982)")

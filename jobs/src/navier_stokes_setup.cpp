@@ -1,4 +1,5 @@
 #include "navier_stokes_setup.hpp"
+#include "restart.hpp"
 
 #include "checkpoint_plan.hpp"
 
@@ -151,6 +152,35 @@ VelocityFunction initial_field(const std::string& type, double amplitude, const 
   return [](int, double, double, double, double) {
     return 0.0;
   };
+}
+
+adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
+                                   const std::string& restart, const Log& log) {
+  adjoint::Control m;
+  m.flow = flow_parameters(cfg, domain);
+  if (m.flow.pressure.rtol > 1e-11)
+    log.info(format("note: pressure.rtol = %.1e; gradients are only as accurate as the pressure "
+                    "solves: set pressure.rtol = 1e-12 for finite-difference agreement to 6 "
+                    "digits",
+                    m.flow.pressure.rtol));
+  navier_stokes::NavierStokes ns(domain, m.flow);
+  if (!restart.empty()) {
+    const long step = read_restart(restart, ns, domain, cfg);
+    log.info(
+        "initial velocity from " + restart +
+        format(" (step %.0f, t = %.6e); times below count from there", double(step), ns.time()));
+  } else {
+    bool exact = false;
+    navier_stokes::set_velocity(ns,
+                                initial_field(cfg.get_string("initial.type"),
+                                              cfg.get_real("initial.amplitude"), domain, m.flow.nu,
+                                              exact),
+                                0.0);
+  }
+  m.initial = ns.make_velocity("initial");
+  for (int c = 0; c < domain.dim(); ++c)
+    copy(ns.velocity(c), m.initial[c]);
+  return m;
 }
 
 } // namespace jobs

@@ -1,0 +1,65 @@
+#pragma once
+/// \file
+/// Design parameterisations for shape optimisation (docs/optimization.md): a vector x of design
+/// variables that sets part of the parameters m of a Navier-Stokes run, the chain rule from
+/// dJ/dm to dJ/dx, and the geometry an optimiser constrains (the area and its gradient) and
+/// shows (the outline). Every variable enters the Brinkman mask through a smooth signed distance
+/// (obstacles.hpp), so J(x) is smooth.
+///
+/// To add a parameterisation: derive from ShapeDesign, give the shape's distance and its
+/// parameters in obstacles.hpp (so that the adjoint differentiates the mask), and register it in
+/// make_shape_design.
+
+#include "undertow/adjoint/parameters.hpp"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace undertow {
+namespace adjoint {
+
+class ShapeDesign {
+ public:
+  virtual ~ShapeDesign() = default;
+  /// "Fourier star of obstacle 1: r0, a2, a3, a4" for logs. Not collective.
+  virtual std::string describe() const = 0;
+  /// The variables' names, as the gradient's parameters are named ("obstacle1.r0"). Not
+  /// collective.
+  virtual const std::vector<std::string>& names() const = 0;
+  /// x read from m. Not collective.
+  virtual std::vector<double> values(const Control& m) const = 0;
+  /// Sets x into m. Not collective.
+  virtual void apply(const std::vector<double>& x, Control& m) const = 0;
+  /// dJ/dx at x from dJ/dm there. Not collective.
+  virtual std::vector<double> chain(const Gradient& g, const std::vector<double>& x) const = 0;
+  /// The area [m^2] of the body that x describes (in 3D: of its cross-section). Not collective.
+  virtual double area(const std::vector<double>& x) const = 0;
+  /// dA/dx. Not collective.
+  virtual std::vector<double> area_gradient(const std::vector<double>& x) const = 0;
+  /// `points` points (x, y) [m] of the body's outline, counter-clockwise. Not collective.
+  virtual std::vector<std::array<double, 2>> outline(const std::vector<double>& x,
+                                                     int points) const = 0;
+  /// The smallest local size of the body [m] (the least radius of a star), which a grid must
+  /// resolve. Not collective.
+  virtual double smallest_feature(const std::vector<double>& x) const = 0;
+};
+
+/// A star-shaped body r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta (0-based index
+/// `obstacle`,
+/// shape = star) with the variables `variables`: any of "r0", "cos_coeff_K", "sin_coeff_K" up
+/// to the obstacle's harmonics. Its area is pi r0^2 + pi/2 sum_k (a_k^2 + b_k^2) (exact while
+/// r > 0). Throws ConfigError, naming design.variables or design.obstacle, for an obstacle that
+/// is not a star or an unknown variable. Not collective.
+///
+/// With `hold_area`, r0 is not a variable: it follows from the coefficients so that the area
+/// stays that of m, r0 = sqrt(A0 / pi - 1/2 sum_k (a_k^2 + b_k^2)), and the chain rule carries
+/// dJ/dr0 into each coefficient (dr0/dc = -c / (2 r0)). `coefficient_bound` must then leave r0
+/// real; ConfigError otherwise.
+std::unique_ptr<ShapeDesign> make_star_design(const Control& m, int dim, int obstacle,
+                                              const std::vector<std::string>& variables,
+                                              bool hold_area = false, double coefficient_bound = 0);
+
+} // namespace adjoint
+} // namespace undertow

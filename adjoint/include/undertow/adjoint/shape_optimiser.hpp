@@ -1,0 +1,138 @@
+#pragma once
+/// \file
+/// Gradient-based shape optimisation with PETSc TAO (docs/optimization.md): bounded
+/// quasi-Newton (TAOBLMVM) on the design variables of a ShapeDesign, and, with the area held at
+/// its initial value, TAO's augmented Lagrangian (TAOALMM, BLMVM as its subsolver). Each
+/// evaluation of J(x) and dJ/dx is a forward run and an adjoint sweep, supplied by the caller.
+///
+/// Every rank runs the same small TAO problem (PETSC_COMM_SELF): J and dJ/dx come out of global
+/// reductions, equal on every rank, so every rank takes the same decisions; the evaluations
+/// inside are collective over the caller's communicator.
+///
+/// Evaluations are journalled (EvaluationJournal): a killed optimisation resumes by replaying TAO
+/// from the start against the journal, which returns the recorded J and dJ/dx for the same x,
+/// bit for bit, so it reaches the point where it stopped without flow solves and continues to the
+/// same final design.
+
+#include "undertow/adjoint/shape_design.hpp"
+#include "undertow/core/communicator.hpp"
+#include "undertow/core/log.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace undertow {
+namespace adjoint {
+
+struct OptimiserSettings {
+  bool fixed_area = true;           ///< hold A(x) = A(x0) (TAOALMM); false: bounds only
+  long max_iterations = 30;         ///< design iterations (TAO iterations of BLMVM)
+  double gradient_tolerance = 1e-5; ///< stop at |projected dJ/dx| (of the Lagrangian) below this
+  double area_tolerance = 1e-6;     ///< allowed |A - A0| / A0 at convergence
+  double area_penalty = 1000;       ///< the augmented Lagrangian's first penalty parameter
+  std::vector<double> lower, upper; ///< bounds of each variable
+  std::string petsc_options;        ///< e.g. "-optimize_tao_almm_mu_init 100"
+  long stop_after_evaluations = -1; ///< fault injection: throw Error after this many (< 0: never)
+  long fail_evaluation = -1;        ///< fault injection: evaluation number this (1-based) fails
+};
+
+/// One evaluation of J and dJ/dx at x.
+struct Evaluation {
+  std::vector<double> x;
+  double objective = 0;
+  std::vector<double> gradient;
+  bool failed = false; ///< the flow solve diverged: J is taken as +infinity, and TAO backtracks
+  std::string why;     ///< the failure's message
+};
+
+/// The evaluations of an optimisation in a text file (exact hexadecimal floats), rewritten
+/// atomically by rank 0 after each one.
+class EvaluationJournal {
+ public:
+  /// `signature`: what a resumed run must share (the case's hash and the rank count). Not
+  /// collective.
+  EvaluationJournal(const Communicator& comm, std::string path, std::string signature);
+  /// Reads an existing journal for a resumed run. Throws ConfigError for a missing file or one
+  /// of another case. Collective (rank 0 reads, all receive).
+  void load();
+  /// The recorded evaluation number `index` if its x equals `x` bit for bit; else nullptr (and
+  /// the journal is not consulted again). Not collective.
+  const Evaluation* replay(std::size_t index, const std::vector<double>& x);
+  /// Appends and rewrites the file. Collective.
+  void record(const Evaluation& e);
+  std::size_t size() const { return m_entries.size(); }
+  std::size_t replayed() const { return m_replayed; }
+
+ private:
+  const Communicator& m_comm;
+  std::string m_path, m_signature;
+  std::vector<Evaluation> m_entries;
+  std::size_t m_replayed = 0;
+  bool m_replaying = true;
+};
+
+/// What the optimiser reports after each design iteration.
+struct IterationRecord {
+  long iteration = 0;        ///< 0: the initial design
+  double objective = 0;      ///< J(x)
+  double gradient_norm = 0;  ///< |dJ/dx| (of the Lagrangian, projected on the bounds)
+  double area_violation = 0; ///< (A(x) - A0) / A0
+  double step = 0;           ///< the line search's step length
+  long evaluations = 0;      ///< flow solves (forward + adjoint) so far, replayed ones included
+  double seconds = 0;        ///< wall time so far
+  std::vector<double> x;
+};
+
+struct OptimiserResult {
+  std::vector<double> x; ///< the final design
+  double objective = 0;  ///< J there
+  long iterations = 0;
+  long evaluations = 0;
+  long failed_evaluations = 0; ///< trial designs whose flow diverged
+  std::string reason;          ///< TAO's converged reason, in words
+  bool converged = false;
+};
+
+class ShapeOptimiser {
+ public:
+  /// J and dJ/dx at x; throws CollectiveError if the flow solve fails. Collective.
+  using Evaluate = std::function<Evaluation(const std::vector<double>& x)>;
+  /// Called after each design iteration (and for the initial design). Collective.
+  using Monitor = std::function<void(const IterationRecord&)>;
+
+  /// Throws ConfigError for bounds that exclude x0 or have the wrong size. Not collective.
+  ShapeOptimiser(const Communicator& comm, const ShapeDesign& design, OptimiserSettings settings,
+                 Evaluate evaluate, Monitor monitor, EvaluationJournal& journal, const Log& log);
+  /// Runs TAO from x0. Throws CollectiveError if TAO fails. Collective.
+  OptimiserResult run(const std::vector<double>& x0);
+
+  // For TAO's callbacks (public so that they can be plain functions).
+  /// J and dJ/dx at x, from the journal or by an evaluation. Collective.
+  const Evaluation& evaluate(const std::vector<double>& x);
+  /// Reports a design iteration at x. Collective.
+  void iteration_done(const std::vector<double>& x, double gradient_norm, double step);
+  /// The design iterations reached optimize.max_iterations.
+  bool budget_spent() const { return m_iteration >= m_settings.max_iterations; }
+  /// (A(x) - A0) / A0 and its gradient.
+  double area_violation(const std::vector<double>& x) const;
+  std::vector<double> area_violation_gradient(const std::vector<double>& x) const;
+
+ private:
+  const Communicator& m_comm;
+  const ShapeDesign& m_design;
+  OptimiserSettings m_settings;
+  Evaluate m_evaluate;
+  Monitor m_monitor;
+  EvaluationJournal& m_journal;
+  const Log& m_log;
+  double m_area0 = 0;
+  long m_evaluations = 0, m_failed = 0, m_iteration = -1;
+  std::size_t m_journal_index = 0;
+  double m_start = 0;
+  std::vector<Evaluation> m_seen; ///< every evaluation of this run, for the monitor's lookups
+  std::vector<double> m_last_reported;
+};
+
+} // namespace adjoint
+} // namespace undertow

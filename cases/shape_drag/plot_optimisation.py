@@ -1,0 +1,60 @@
+"""Plots of an `undertow optimize` run: convergence.png (J and the gradient norm against the
+design iteration) and shapes.png (the outlines of the initial, some intermediate and the final
+design), from <output>/history.csv and <output>/shapes/.
+
+    /usr/bin/python3 cases/shape_drag/plot_optimisation.py runs/quickstart
+
+Needs Debian's python3-matplotlib (jobs/quickstart.sh installs it).
+"""
+
+import csv
+import glob
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {k: [float(r[k]) for r in rows] for k in rows[0]} if rows else {}
+
+
+def main(out):
+    history = read_csv(os.path.join(out, "history.csv"))
+    if not history:
+        sys.exit(f"{out}/history.csv has no iterations")
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    ax[0].plot(history["iteration"], history["objective"], "o-")
+    ax[0].set_xlabel("design iteration")
+    ax[0].set_ylabel("objective J")
+    ax[0].grid(True, alpha=0.3)
+    ax[1].semilogy(history["iteration"], history["gradient_norm"], "s-")
+    ax[1].set_xlabel("design iteration")
+    ax[1].set_ylabel("|projected dJ/dx|")
+    ax[1].grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "convergence.png"), dpi=120)
+
+    files = sorted(glob.glob(os.path.join(out, "shapes", "shape_*.csv")))
+    picks = sorted({0, len(files) // 4, len(files) // 2, len(files) - 1}) if files else []
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i in picks:
+        s = read_csv(files[i])
+        x, y = s["x"] + s["x"][:1], s["y"] + s["y"][:1]
+        label = os.path.basename(files[i])[6:-4].lstrip("0") or "0"
+        ax.plot(x, y, lw=2 if i in (0, len(files) - 1) else 1, label=f"iteration {label}")
+    ax.set_aspect("equal")
+    ax.legend()
+    ax.set_title("shape evolution (flow from the left)")
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "shapes.png"), dpi=120)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "runs/quickstart")

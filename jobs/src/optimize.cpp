@@ -1,0 +1,386 @@
+/// `undertow optimize CASE.ini [--resume DIR] [--taylor] [--set k=v ...] [--output DIR]
+///  [--report FILE.json]`: shape optimisation of a Navier-Stokes case with TAO and adjoint
+/// gradients (docs/optimization.md).
+
+#include "checkpoint_plan.hpp"
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "models.hpp"
+#include "navier_stokes_setup.hpp"
+
+#include "undertow/adjoint/parameters.hpp"
+#include "undertow/adjoint/shape_optimiser.hpp"
+#include "undertow/core/error.hpp"
+#include "undertow/core/version.hpp"
+#include "undertow/io/csv.hpp"
+#include "undertow/io/files.hpp"
+#include "undertow/io/json.hpp"
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+using adjoint::Control;
+using adjoint::Evaluation;
+using adjoint::IterationRecord;
+
+struct OptimizeOptions {
+  std::string case_file, output, report, resume;
+  std::vector<std::string> overrides;
+  bool taylor = false;
+  long stop_after_evaluations = -1, fail_evaluation = -1;
+};
+
+bool parse(const Communicator& comm, const std::vector<std::string>& args, OptimizeOptions& o) {
+  po::options_description d("Options of 'undertow optimize CASE.ini'");
+  d.add_options()("set", po::value<std::vector<std::string>>()->composing(),
+                  "override a case-file key: --set section.key=value (repeatable)")(
+      "output", po::value<std::string>(), "output directory (overrides output.dir)")(
+      "report", po::value<std::string>(), "write the optimisation's summary to this JSON file")(
+      "resume", po::value<std::string>(),
+      "continue an interrupted optimisation from the evaluation journal in this directory "
+      "(its output directory); same case, --set options and rank count")(
+      "taylor", po::bool_switch(),
+      "Taylor remainder tests of J(x) at the initial and the final design; exit 1 if a rate is "
+      "below adjoint.taylor_min_rate")("help,h", "print this help");
+  po::options_description hidden;
+  hidden.add_options()("stop-after-evaluations", po::value<long>(),
+                       "testing aid: stop (as a killed run) after this many new evaluations")(
+      "fail-evaluation", po::value<long>(),
+      "testing aid: the flow solve of this evaluation (1-based) fails as a diverged one");
+  po::variables_map vm;
+  if (!parse_case_command(comm, args, "optimize",
+                          "undertow optimize CASE.ini [--resume DIR] [--taylor] [--set "
+                          "section.key=value ...] [--output DIR] [--report FILE.json]",
+                          d, hidden, vm))
+    return false;
+  o.case_file = vm["case"].as<std::string>();
+  if (vm.count("set"))
+    o.overrides = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("output"))
+    o.output = vm["output"].as<std::string>();
+  if (vm.count("report"))
+    o.report = vm["report"].as<std::string>();
+  if (vm.count("resume"))
+    o.resume = vm["resume"].as<std::string>();
+  if (vm.count("fail-evaluation"))
+    o.fail_evaluation = vm["fail-evaluation"].as<long>();
+  if (vm.count("stop-after-evaluations"))
+    o.stop_after_evaluations = vm["stop-after-evaluations"].as<long>();
+  o.taylor = vm["taylor"].as<bool>();
+  return true;
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
+}
+
+/// Bounds of each variable: radius_bounds for r0, +-coefficient_bound for the coefficients.
+void bounds_from(const Config& cfg, const adjoint::ShapeDesign& design, std::vector<double>& lo,
+                 std::vector<double>& hi) {
+  const auto radius = cfg.get_real_list("design.radius_bounds");
+  if (radius.size() != 2 || !(radius[0] > 0) || !(radius[1] > radius[0]))
+    throw ConfigError("design.radius_bounds needs two numbers 0 < lower < upper [m]");
+  const double c = cfg.get_real("design.coefficient_bound");
+  for (const std::string& name : design.names()) {
+    const bool r0 = name.size() > 3 && name.compare(name.size() - 3, 3, ".r0") == 0;
+    lo.push_back(r0 ? radius[0] : -c);
+    hi.push_back(r0 ? radius[1] : c);
+  }
+}
+
+/// The outline as CSV (x,y per line), written atomically by rank 0.
+void write_outline(const Communicator& comm, const adjoint::ShapeDesign& design,
+                   const std::vector<double>& x, int points, const std::string& path) {
+  run_on_root(comm, [&] {
+    std::string text = "x,y\n";
+    char line[96];
+    for (const auto& p : design.outline(x, points)) {
+      std::snprintf(line, sizeof line, "%.10g,%.10g\n", p[0], p[1]);
+      text += line;
+    }
+    io::write_file_atomic(path, text);
+  });
+}
+
+/// --set options that give `undertow run` the design x (the star's radius and coefficients).
+std::string design_as_settings(const Control& m, int obstacle) {
+  const navier_stokes::Shape& s = m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)];
+  const std::string key = "obstacle" + std::to_string(obstacle + 1);
+  std::string out = "--set " + key + format(".radius=%.17g --set ", s.radius) + key + ".fourier=";
+  for (int k = 0; k < s.harmonics; ++k)
+    out += (k ? "," : "") + format("%.17g,", s.cos_coeff[k]) + format("%.17g", s.sin_coeff[k]);
+  return out;
+}
+
+} // namespace
+
+void declare_optimize_keys(ConfigSchema& s) {
+  s.add("design.parameterisation", ValueType::Choice, "fourier_star",
+        "undertow optimize: how the design variables set the shape; fourier_star: the radius "
+        "r0 and Fourier coefficients of a star obstacle (shape = star)")
+      .one_of({"fourier_star"});
+  s.add("design.obstacle", ValueType::Integer, "1", "undertow optimize: the obstacle designed")
+      .at_least(1);
+  s.add("design.variables", ValueType::String, "cos_coeff_2 cos_coeff_3 cos_coeff_4",
+        "undertow optimize: the design variables, of r0, cos_coeff_K, sin_coeff_K (K up to the "
+        "star's harmonics; K = 1 is a translation); r0 only without optimize.area = fixed, "
+        "which sets it from the area");
+  s.add("design.radius_bounds", ValueType::RealList, "0.01 100",
+        "undertow optimize: lower and upper bound of r0 [m]")
+      .items(2, 2);
+  s.add("design.coefficient_bound", ValueType::Real, "1",
+        "undertow optimize: bound of each Fourier coefficient, |a_k|, |b_k| <= this [m]")
+      .above(0);
+  s.add("optimize.area", ValueType::Choice, "fixed",
+        "undertow optimize: fixed holds the body's area at its initial value exactly, r0 "
+        "following from the coefficients (TAOBLMVM on them); almm holds it as an equality "
+        "constraint of TAO's augmented Lagrangian (TAOALMM, BLMVM subproblems; r0 a variable); "
+        "free has bounds only (TAOBLMVM)")
+      .one_of({"fixed", "almm", "free"});
+  s.add("optimize.max_iterations", ValueType::Integer, "20",
+        "undertow optimize: the most design iterations (of BLMVM, or of each augmented "
+        "Lagrangian subproblem)")
+      .at_least(1);
+  s.add("optimize.gradient_tolerance", ValueType::Real, "1e-3",
+        "undertow optimize: stop when the projected gradient's norm (of the Lagrangian) falls "
+        "below this [units of J per unit of x]")
+      .above(0);
+  s.add("optimize.area_tolerance", ValueType::Real, "1e-4",
+        "undertow optimize: allowed relative area deviation |A - A0| / A0 at convergence")
+      .above(0);
+  s.add("optimize.area_penalty", ValueType::Real, "1000",
+        "undertow optimize: the augmented Lagrangian's first penalty mu on (A - A0) / A0 (in "
+        "units of J); larger keeps the area closer while the shape changes")
+      .above(0);
+  s.add("optimize.petsc_options", ValueType::String, "",
+        "undertow optimize: PETSc options for the TAO solver, with the prefix optimize_ (e.g. "
+        "-optimize_tao_almm_mu_init 100 -optimize_tao_ls_type armijo)");
+  s.add("optimize.shape_points", ValueType::Integer, "256",
+        "undertow optimize: points of each outline written to shapes/")
+      .at_least(8);
+}
+
+int command_optimize(const Communicator& comm, const std::vector<std::string>& args) {
+  OptimizeOptions opt;
+  if (!parse(comm, args, opt))
+    return kSuccess;
+  const LoadedCase loaded =
+      load_case(comm, opt.case_file, opt.overrides, !opt.resume.empty() ? opt.resume : opt.output);
+  const Config& cfg = loaded.config;
+  if (loaded.model->name != "navier_stokes")
+    throw ConfigError("undertow optimize: case.model = " + loaded.model->name +
+                      " has no shape optimisation; it needs a navier_stokes case");
+  const Domain domain(comm, DomainSpec::from_config(cfg));
+  const int dim = domain.dim();
+  Log log(comm);
+  const std::string& dir = loaded.output_dir;
+  run_on_root(comm, [&] {
+    io::make_directories(dir + "/shapes");
+    io::write_file_atomic(dir + "/config.ini", cfg.to_ini());
+    log.attach_file(dir + "/optimize.log");
+  });
+  log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " optimize: case '" + loaded.name +
+           "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " + ExecutionSpace::name());
+  log.info("domain: " + domain.describe());
+
+  Control m0 = control_from_case(cfg, domain, "", log);
+  const int obstacle = static_cast<int>(cfg.get_int("design.obstacle")) - 1;
+  const std::string area_mode = cfg.get_string("optimize.area");
+  const auto design =
+      adjoint::make_star_design(m0, dim, obstacle, words(cfg.get_string("design.variables")),
+                                area_mode == "fixed", cfg.get_real("design.coefficient_bound"));
+  adjoint::OptimiserSettings settings;
+  bounds_from(cfg, *design, settings.lower, settings.upper);
+  settings.fixed_area = area_mode == "almm";
+  settings.max_iterations = cfg.get_int("optimize.max_iterations");
+  settings.gradient_tolerance = cfg.get_real("optimize.gradient_tolerance");
+  settings.area_tolerance = cfg.get_real("optimize.area_tolerance");
+  settings.area_penalty = cfg.get_real("optimize.area_penalty");
+  settings.petsc_options = cfg.get_string("optimize.petsc_options");
+  settings.stop_after_evaluations = opt.stop_after_evaluations;
+  settings.fail_evaluation = opt.fail_evaluation;
+
+  const std::string case_file = opt.case_file;
+  adjoint::GradientDriver driver(
+      domain,
+      [&](navier_stokes::NavierStokes& ns) {
+        return adjoint::make_objective({cfg, case_file, ns});
+      },
+      log, 0);
+  {
+    navier_stokes::NavierStokes ns(domain, m0.flow);
+    log.info("objective: " + adjoint::make_objective({cfg, case_file, ns}).describe());
+  }
+  log.info("design: " + design->describe() +
+           (area_mode == "fixed"  ? "; area held exactly by r0 (TAOBLMVM)"
+            : area_mode == "almm" ? "; area held by TAOALMM (BLMVM subproblems)"
+                                  : "; bounds only (TAOBLMVM)"));
+  // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a
+  // CFL-chosen dt would jump with the shape.
+  const std::vector<double> dts = driver.choose_steps(
+      m0, cfg.get_real("time.t_end"), cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
+  log.info(format("time steps: %.0f (frozen for every design)", double(dts.size())));
+  {
+    navier_stokes::NavierStokes ns(domain, m0.flow);
+    driver.set_checkpointing(checkpointing_from(cfg, ns, static_cast<long>(dts.size()), dir, ""));
+  }
+  const double h = [&] {
+    double least = 1e300;
+    for (int a = 0; a < dim; ++a)
+      least = std::min(least, domain.spacing(a));
+    return least;
+  }();
+
+  adjoint::EvaluationJournal journal(comm, dir + "/evaluations.journal",
+                                     cfg.hash() + "-ranks" + std::to_string(comm.size()));
+  if (!opt.resume.empty()) {
+    journal.load();
+    log.info("resuming: " + std::to_string(journal.size()) +
+             " recorded evaluations will be replayed without flow solves");
+  }
+  auto evaluate = [&](const std::vector<double>& x) {
+    Control m = m0;
+    design->apply(x, m);
+    const adjoint::Gradient g = driver.gradient(m, dts);
+    Evaluation e;
+    e.x = x;
+    e.objective = g.objective;
+    e.gradient = design->chain(g, x);
+    return e;
+  };
+
+  const std::vector<std::string>& names = design->names();
+  std::vector<std::string> columns = {"iteration", "objective",   "gradient_norm", "area_violation",
+                                      "step",      "flow_solves", "seconds"};
+  for (const auto& n : names)
+    columns.push_back(n);
+  io::CsvSeries history(comm, dir + "/history.csv", columns);
+  const int points = static_cast<int>(cfg.get_int("optimize.shape_points"));
+  double j0 = 0;
+  bool warned = false;
+  log.info(" iter   objective J          |grad|      area dev    step       solves   wall [s]");
+  auto monitor = [&](const IterationRecord& r) {
+    if (r.iteration == 0)
+      j0 = r.objective;
+    char line[160];
+    std::snprintf(line, sizeof line, "%5ld   %.10e   %.3e   %+.2e   %.3e   %6ld   %8.1f",
+                  r.iteration, r.objective, r.gradient_norm, r.area_violation, r.step,
+                  r.evaluations, r.seconds);
+    log.info(line);
+    std::vector<double> row = {
+        double(r.iteration),   r.objective, r.gradient_norm, r.area_violation, r.step,
+        double(r.evaluations), r.seconds};
+    row.insert(row.end(), r.x.begin(), r.x.end());
+    history.append(row);
+    char name[64];
+    std::snprintf(name, sizeof name, "/shapes/shape_%04ld.csv", r.iteration);
+    write_outline(comm, *design, r.x, points, dir + name);
+    const double feature = design->smallest_feature(r.x);
+    if (!warned && feature < 2 * h) {
+      warned = true;
+      log.info(format("warning: the body's smallest radius %.3e m is under two cells (h = %.3e "
+                      "m): the grid cannot resolve the shape; refine domain.cells",
+                      feature, h));
+    }
+  };
+  adjoint::ShapeOptimiser optimiser(comm, *design, settings, evaluate, monitor, journal, log);
+  const std::vector<double> x0 = design->values(m0);
+  const adjoint::OptimiserResult result = optimiser.run(x0);
+
+  Control m_final = m0;
+  design->apply(result.x, m_final);
+  const double reduction = j0 != 0 ? result.objective / j0 - 1.0 : 0.0;
+  log.info("TAO: " + result.reason +
+           format(" after %.0f design iterations, %.0f flow solves", double(result.iterations),
+                  double(result.evaluations)) +
+           (result.failed_evaluations
+                ? format(" (%.0f trial designs rejected)", double(result.failed_evaluations))
+                : std::string()) +
+           (journal.replayed()
+                ? format(", %.0f replayed from the journal", double(journal.replayed()))
+                : std::string()));
+  log.info(
+      format("objective: %.10e -> %.10e: change %+.2f %%", j0, result.objective, 100 * reduction));
+  std::string final_design = "final design:";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    final_design += " " + names[i] + format(" = %.12e", result.x[i]);
+  log.info(final_design);
+  log.info(format("area %.6e m^2 (initial %.6e m^2)", design->area(result.x), design->area(x0)));
+  const std::string run_settings = design_as_settings(m_final, obstacle);
+  run_on_root(comm, [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
+  write_outline(comm, *design, result.x, points, dir + "/shapes/final.csv");
+  log.info("the final design's flow: undertow run " + opt.case_file + " " + run_settings);
+
+  io::Json report = io::Json::object();
+  report["undertow_version"] = UNDERTOW_VERSION_STRING;
+  report["case"] = loaded.name;
+  report["mpi_ranks"] = comm.size();
+  report["objective_initial"] = j0;
+  report["objective_final"] = result.objective;
+  report["reduction"] = reduction;
+  report["iterations"] = double(result.iterations);
+  report["flow_solves"] = double(result.evaluations);
+  report["converged_reason"] = result.reason;
+  report["area_initial"] = design->area(x0);
+  report["area_final"] = design->area(result.x);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    report["design_initial"][names[i]] = x0[i];
+    report["design_final"][names[i]] = result.x[i];
+  }
+
+  int code = kSuccess;
+  if (opt.taylor) {
+    const auto list = adjoint::scalar_parameters(m0, dim);
+    const double min_rate = cfg.get_real("adjoint.taylor_min_rate");
+    const int halvings = static_cast<int>(cfg.get_int("adjoint.taylor_halvings"));
+    const double eps0 = cfg.get_real("adjoint.taylor_shape_eps");
+    const char* where[2] = {"initial", "final"};
+    for (int w = 0; w < 2; ++w) {
+      const Control& m = w == 0 ? m0 : m_final;
+      const adjoint::Gradient g = driver.gradient(m, dts);
+      // The direction: the design variables only, each its parameter's typical change with a
+      // reproducible sign pattern.
+      adjoint::Direction d;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        for (const auto& p : list)
+          if (p.name == names[i])
+            d.scalars[p.name] = (i % 2 ? -1.0 : 1.0) * p.scale / double(i + 1);
+      const auto r = adjoint::taylor_test(driver, m, dts, g, d, eps0, halvings, list);
+      log.info(std::string("Taylor test at the ") + where[w] +
+               format(" design: dJ.h = % .10e", r.dJ_h));
+      for (std::size_t i = 0; i < r.eps.size(); ++i)
+        log.info(format("  eps = %.4e  |J(x + eps h) - J(x) - eps dJ.h| = %.4e", r.eps[i],
+                        r.remainder[i]) +
+                 (i > 0 ? format("  rate %.3f", r.rate[i - 1]) : std::string()));
+      const bool pass = r.min_rate >= min_rate;
+      log.info(format("  minimum rate %.3f: ", r.min_rate) + (pass ? "passed" : "FAILED"));
+      report["taylor"][where[w]]["min_rate"] = r.min_rate;
+      report["taylor"][where[w]]["passed"] = pass;
+      if (!pass)
+        code = kCheckFailed;
+    }
+  }
+  run_on_root(comm, [&] {
+    io::write_file_atomic(dir + "/optimize.json", report.dump());
+    if (!opt.report.empty())
+      io::write_file_atomic(opt.report, report.dump());
+  });
+  log.info("history: " + dir + "/history.csv; shapes: " + dir + "/shapes/");
+  return code;
+}
+
+} // namespace jobs
+} // namespace undertow

@@ -1,0 +1,51 @@
+#!/bin/bash
+# An optimisation killed with SIGKILL (its whole session, as a batch system's time limit does)
+# after a few design iterations, then continued with `undertow optimize --resume DIR`, replays
+# its journal and ends at the design of an uninterrupted run, bit for bit.
+#
+# usage: optimize_resume_after_kill.sh UNDERTOW CASE WORK RANKS MPIEXEC...
+set -u
+undertow=$1 case=$2 work=$3 ranks=$4
+shift 4
+mpi=("$@")
+settings=(--set domain.cells=48,24 --set time.t_end=4 --set objective.window=2,4
+          --set optimize.max_iterations=6)
+marker='^ +3   [0-9]'
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "FAILED: $*"; exit 1; }
+
+"${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" --output "$work/reference" \
+  > "$work/reference.log" 2>&1 || fail "the reference run"
+
+setsid "${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" --output "$work/killed" \
+  > "$work/killed.log" 2>&1 &
+leader=$!
+for _ in $(seq 1 1200); do
+  grep -Eq "$marker" "$work/killed.log" 2>/dev/null && break
+  kill -0 "$leader" 2>/dev/null || break
+  sleep 0.05
+done
+pkill -KILL -s "$leader" 2>/dev/null
+wait "$leader" 2>/dev/null
+for _ in $(seq 1 200); do
+  pgrep -s "$leader" > /dev/null || break
+  pkill -KILL -s "$leader" 2>/dev/null
+  sleep 0.05
+done
+pgrep -s "$leader" > /dev/null && fail "processes of the killed run are still alive"
+grep -q "^final design:" "$work/killed.log" && fail "the run finished before it was killed"
+grep -Eq "$marker" "$work/killed.log" || fail "the run stopped before iteration 3: $(tail -3 "$work/killed.log")"
+[ -f "$work/killed/evaluations.journal" ] || fail "no evaluation journal was left to resume from"
+echo "killed with SIGKILL after: $(grep -E "$marker" "$work/killed.log" | tail -1)"
+
+"${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" --resume "$work/killed" \
+  > "$work/resumed.log" 2>&1 || fail "the resumed run: $(tail -5 "$work/resumed.log")"
+grep -E "resuming: [1-9][0-9]* recorded evaluations" "$work/resumed.log" \
+  || fail "the run did not say what it replays"
+grep -E "replayed from the journal" "$work/resumed.log" || fail "nothing was replayed"
+
+final() { grep -E "^final design:|^objective: " "$1"; }
+[ -n "$(final "$work/reference.log")" ] || fail "no final design in the reference run"
+diff <(final "$work/reference.log") <(final "$work/resumed.log") \
+  || fail "the resumed optimisation ends at another design"
+echo "resumed optimisation ends at the uninterrupted run's design: $(final "$work/resumed.log" | tail -1)"
