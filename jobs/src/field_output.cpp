@@ -34,8 +34,8 @@ std::vector<std::string> FieldOutput::cell_datasets(int dim) {
   return names;
 }
 
-void FieldOutput::write(navier_stokes::NavierStokes& ns, long step) {
-  if (!m_series.begin(step, ns.time()))
+void FieldOutput::write(navier_stokes::NavierStokes& ns, long step, double time) {
+  if (!m_series.begin(step, time))
     return; // already written (e.g. a steady stop on a snapshot step)
   const int dim = m_domain.dim();
   // In the order of cell_datasets(): velocity components, pressure, vorticity, mask.

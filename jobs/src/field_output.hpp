@@ -17,7 +17,9 @@ class FieldOutput {
 
   /// Writes the snapshot of `ns` at its current step and time, unless that step was the last one
   /// written. Collective.
-  void write(navier_stokes::NavierStokes& ns, long step);
+  void write(navier_stokes::NavierStokes& ns, long step) { write(ns, step, ns.time()); }
+  /// The same, listed in the XDMF series at `time` (e.g. a design iteration). Collective.
+  void write(navier_stokes::NavierStokes& ns, long step, double time);
 
   long count() const { return m_series.count(); }
 

@@ -5,6 +5,7 @@
 #include "checkpoint_plan.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "field_output.hpp"
 #include "models.hpp"
 #include "navier_stokes_setup.hpp"
 
@@ -168,6 +169,11 @@ void declare_optimize_keys(ConfigSchema& s) {
   s.add("optimize.petsc_options", ValueType::String, "",
         "undertow optimize: PETSc options for the TAO solver, with the prefix optimize_ (e.g. "
         "-optimize_tao_almm_mu_init 100 -optimize_tao_ls_type armijo)");
+  s.add("optimize.fields_every", ValueType::Integer, "0",
+        "undertow optimize: write the flow of the design (its state at time.t_end, one more "
+        "forward run) to <output>/flow/ every this many design iterations, as an XDMF series "
+        "over the iterations; the final design's is always written")
+      .at_least(0);
   s.add("optimize.shape_points", ValueType::Integer, "256",
         "undertow optimize: points of each outline written to shapes/")
       .at_least(8);
@@ -268,6 +274,17 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   for (const auto& n : names)
     columns.push_back(n);
   io::CsvSeries history(comm, dir + "/history.csv", columns);
+  // The flow of a design at the end of its run, as snapshot `iteration` of <dir>/flow/.
+  FieldOutput flow(domain, dir + "/flow", cfg.hash());
+  const long fields_every = cfg.get_int("optimize.fields_every");
+  auto write_flow = [&](const std::vector<double>& x, long iteration) {
+    Control m = m0;
+    design->apply(x, m);
+    auto ns = driver.start(m);
+    for (double dt : dts)
+      ns->step(dt);
+    flow.write(*ns, iteration, double(iteration));
+  };
   const int points = static_cast<int>(cfg.get_int("optimize.shape_points"));
   double j0 = 0;
   bool warned = false;
@@ -288,6 +305,8 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     char name[64];
     std::snprintf(name, sizeof name, "/shapes/shape_%04ld.csv", r.iteration);
     write_outline(comm, *design, r.x, points, dir + name);
+    if (fields_every > 0 && r.iteration % fields_every == 0)
+      write_flow(r.x, r.iteration);
     const double feature = design->smallest_feature(r.x);
     if (!warned && feature < 2 * h) {
       warned = true;
@@ -322,6 +341,9 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const std::string run_settings = design_as_settings(m_final, obstacle);
   run_on_root(comm, [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
   write_outline(comm, *design, result.x, points, dir + "/shapes/final.csv");
+  write_flow(result.x, result.iterations);
+  log.info("flow of the designs (at t_end; 'time' is the design iteration): " + dir +
+           "/flow/fields.xmf");
   log.info("the final design's flow: undertow run " + opt.case_file + " " + run_settings);
 
   io::Json report = io::Json::object();

@@ -61,10 +61,11 @@ class GradientDriver {
     m_checkpointing = c;
   }
   const Checkpointing& checkpointing() const { return m_checkpointing; }
+  /// A solver for m at t = 0 with the initial field set and projected: where every run of the
+  /// driver starts. Collective.
+  std::unique_ptr<navier_stokes::NavierStokes> start(const Control& m);
 
  private:
-  /// A solver for m with the initial field set and projected.
-  std::unique_ptr<navier_stokes::NavierStokes> start(const Control& m);
   const Domain& m_domain;
   ObjectiveBuilder m_objective;
   const Log& m_log;
