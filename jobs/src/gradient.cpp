@@ -3,6 +3,7 @@
 ///  Navier-Stokes case by
 /// the discrete adjoint, with optional Taylor remainder and finite-difference checks.
 
+#include "adjoint_job.hpp"
 #include "checkpoint_plan.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -166,14 +167,6 @@ void write_sensitivity(const Domain& d, const Gradient& g, const std::string& di
   run_on_root(d.comm(), [&] { io::write_file_atomic(dir + "/gradient.xmf", xdmf); });
 }
 
-std::vector<std::string> words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;)
-    out.push_back(w);
-  return out;
-}
-
 } // namespace
 
 int command_gradient(const Communicator& comm, const std::vector<std::string>& args) {
@@ -181,37 +174,15 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   if (!parse(comm, args, opt))
     return kSuccess;
   const LoadedCase loaded = load_case(comm, opt.case_file, opt.overrides, opt.output);
+  AdjointJob job(comm, loaded, "gradient", opt.case_file, opt.restart,
+                 loaded.config.get_int("output.progress_every"));
   const Config& cfg = loaded.config;
-  if (loaded.model->name != "navier_stokes")
-    throw ConfigError("undertow gradient: case.model = " + loaded.model->name +
-                      " has no adjoint; gradients are available for navier_stokes cases");
-  const Domain domain(comm, DomainSpec::from_config(cfg));
+  const Domain& domain = job.domain;
   const int dim = domain.dim();
-  Log log(comm);
+  const Log& log = job.log;
   const std::string& dir = loaded.output_dir;
-  run_on_root(comm, [&] {
-    io::make_directories(dir);
-    io::write_file_atomic(dir + "/config.ini", cfg.to_ini());
-    log.attach_file(dir + "/gradient.log");
-  });
-  log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " gradient: case '" + loaded.name +
-           "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " + ExecutionSpace::name());
-  log.info("domain: " + domain.describe());
-
-  // The parameters m and the time steps.
-  const Control m = control_from_case(cfg, domain, opt.restart, log);
-  const std::string case_file = opt.case_file;
-  GradientDriver driver(
-      domain,
-      [&](navier_stokes::NavierStokes& ns) {
-        return adjoint::make_objective({cfg, case_file, ns});
-      },
-      log, cfg.get_int("output.progress_every"));
-  {
-    // Validate the objective before the long runs.
-    navier_stokes::NavierStokes ns(domain, m.flow);
-    log.info("objective: " + adjoint::make_objective({cfg, case_file, ns}).describe());
-  }
+  const Control& m = job.m;
+  GradientDriver& driver = job.driver;
   const double t_end = cfg.get_real("time.t_end");
   const auto list = adjoint::scalar_parameters(m, dim);
   Direction given; // checked before the long runs

@@ -2,6 +2,7 @@
 ///  [--report FILE.json]`: shape optimisation of a Navier-Stokes case with TAO and adjoint
 /// gradients (docs/optimization.md).
 
+#include "adjoint_job.hpp"
 #include "checkpoint_plan.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -78,14 +79,6 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Optim
     o.stop_after_evaluations = vm["stop-after-evaluations"].as<long>();
   o.taylor = vm["taylor"].as<bool>();
   return true;
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;)
-    out.push_back(w);
-  return out;
 }
 
 /// Bounds of each variable: radius_bounds for r0, +-coefficient_bound for the coefficients.
@@ -185,24 +178,15 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     return kSuccess;
   const LoadedCase loaded =
       load_case(comm, opt.case_file, opt.overrides, !opt.resume.empty() ? opt.resume : opt.output);
+  AdjointJob job(comm, loaded, "optimize", opt.case_file, "", 0);
   const Config& cfg = loaded.config;
-  if (loaded.model->name != "navier_stokes")
-    throw ConfigError("undertow optimize: case.model = " + loaded.model->name +
-                      " has no shape optimisation; it needs a navier_stokes case");
-  const Domain domain(comm, DomainSpec::from_config(cfg));
+  const Domain& domain = job.domain;
   const int dim = domain.dim();
-  Log log(comm);
+  const Log& log = job.log;
   const std::string& dir = loaded.output_dir;
-  run_on_root(comm, [&] {
-    io::make_directories(dir + "/shapes");
-    io::write_file_atomic(dir + "/config.ini", cfg.to_ini());
-    log.attach_file(dir + "/optimize.log");
-  });
-  log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " optimize: case '" + loaded.name +
-           "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " + ExecutionSpace::name());
-  log.info("domain: " + domain.describe());
-
-  Control m0 = control_from_case(cfg, domain, "", log);
+  run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
+  adjoint::GradientDriver& driver = job.driver;
+  const Control m0 = job.m;
   const int obstacle = static_cast<int>(cfg.get_int("design.obstacle")) - 1;
   const std::string area_mode = cfg.get_string("optimize.area");
   const auto design =
@@ -219,17 +203,6 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   settings.stop_after_evaluations = opt.stop_after_evaluations;
   settings.fail_evaluation = opt.fail_evaluation;
 
-  const std::string case_file = opt.case_file;
-  adjoint::GradientDriver driver(
-      domain,
-      [&](navier_stokes::NavierStokes& ns) {
-        return adjoint::make_objective({cfg, case_file, ns});
-      },
-      log, 0);
-  {
-    navier_stokes::NavierStokes ns(domain, m0.flow);
-    log.info("objective: " + adjoint::make_objective({cfg, case_file, ns}).describe());
-  }
   log.info("design: " + design->describe() +
            (area_mode == "fixed"  ? "; area held exactly by r0 (TAOBLMVM)"
             : area_mode == "almm" ? "; area held by TAOALMM (BLMVM subproblems)"

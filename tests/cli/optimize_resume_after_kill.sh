@@ -5,6 +5,7 @@
 #
 # usage: optimize_resume_after_kill.sh UNDERTOW CASE WORK RANKS MPIEXEC...
 set -u
+. "$(dirname "$0")/kill_job.sh"
 undertow=$1 case=$2 work=$3 ranks=$4
 shift 4
 mpi=("$@")
@@ -17,22 +18,8 @@ fail() { echo "FAILED: $*"; exit 1; }
 "${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" --output "$work/reference" \
   > "$work/reference.log" 2>&1 || fail "the reference run"
 
-setsid "${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" --output "$work/killed" \
-  > "$work/killed.log" 2>&1 &
-leader=$!
-for _ in $(seq 1 1200); do
-  grep -Eq "$marker" "$work/killed.log" 2>/dev/null && break
-  kill -0 "$leader" 2>/dev/null || break
-  sleep 0.05
-done
-pkill -KILL -s "$leader" 2>/dev/null
-wait "$leader" 2>/dev/null
-for _ in $(seq 1 200); do
-  pgrep -s "$leader" > /dev/null || break
-  pkill -KILL -s "$leader" 2>/dev/null
-  sleep 0.05
-done
-pgrep -s "$leader" > /dev/null && fail "processes of the killed run are still alive"
+kill_job_at "$work/killed.log" "$marker" "${mpi[@]}" "$ranks" "$undertow" optimize "$case" \
+  "${settings[@]}" --output "$work/killed" || fail "processes of the killed run are still alive"
 grep -q "^final design:" "$work/killed.log" && fail "the run finished before it was killed"
 grep -Eq "$marker" "$work/killed.log" || fail "the run stopped before iteration 3: $(tail -3 "$work/killed.log")"
 [ -f "$work/killed/evaluations.journal" ] || fail "no evaluation journal was left to resume from"

@@ -7,6 +7,7 @@
 #   PHASE: forward (killed once the forward sweep has saved checkpoints on disk) or reverse
 #   (killed in the middle of the reverse sweep).
 set -u
+. "$(dirname "$0")/kill_job.sh"
 undertow=$1 case=$2 work=$3 ranks=$4 phase=$5
 shift 5
 mpi=("$@")
@@ -24,26 +25,10 @@ fail() { echo "FAILED: $*"; exit 1; }
 "${mpi[@]}" "$ranks" "$undertow" gradient "$case" "${settings[@]}" --output "$work/reference" \
   --report "$work/reference.json" > "$work/reference.log" 2>&1 || fail "the reference run"
 
-# The run to kill, in its own process group.
-setsid "${mpi[@]}" "$ranks" "$undertow" gradient "$case" "${settings[@]}" --output "$work/killed" \
-  --report "$work/killed.json" > "$work/killed.log" 2>&1 &
-leader=$!
-for _ in $(seq 1 1200); do
-  grep -Eq "$marker" "$work/killed.log" 2>/dev/null && break
-  kill -0 "$leader" 2>/dev/null || break
-  sleep 0.05
-done
-# Open MPI puts each rank in a process group of its own, so killing mpirun's group would leave
-# the ranks running (and writing the checkpoint file) for a moment: kill the whole session, as a
-# batch system kills a job's every process, and wait until none is left.
-pkill -KILL -s "$leader" 2>/dev/null
-wait "$leader" 2>/dev/null
-for _ in $(seq 1 200); do
-  pgrep -s "$leader" > /dev/null || break
-  pkill -KILL -s "$leader" 2>/dev/null
-  sleep 0.05
-done
-pgrep -s "$leader" > /dev/null && fail "processes of the killed run are still alive"
+# The run to kill.
+kill_job_at "$work/killed.log" "$marker" "${mpi[@]}" "$ranks" "$undertow" gradient "$case" \
+  "${settings[@]}" --output "$work/killed" --report "$work/killed.json" \
+  || fail "processes of the killed run are still alive"
 [ -f "$work/killed.json" ] && fail "the run finished before it was killed; make it longer"
 grep -Eq "$marker" "$work/killed.log" || fail "the run stopped before '$marker': $(tail -3 "$work/killed.log")"
 [ -f "$work/killed/gradient_checkpoints.h5" ] || fail "no checkpoint file was left to resume from"

@@ -1,0 +1,61 @@
+#include "adjoint_job.hpp"
+
+#include "navier_stokes_setup.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/version.hpp"
+#include "undertow/io/files.hpp"
+
+#include <sstream>
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+
+/// Refuses a case without an adjoint before anything is built from it.
+const LoadedCase& navier_stokes_case(const LoadedCase& loaded, const std::string& command) {
+  if (loaded.model->name != "navier_stokes")
+    throw ConfigError("undertow " + command + ": case.model = " + loaded.model->name +
+                      " has no adjoint; " + command + " works on navier_stokes cases");
+  return loaded;
+}
+
+} // namespace
+
+AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std::string& command,
+                       const std::string& file, const std::string& restart, long progress_every)
+    : loaded(navier_stokes_case(l, command)), config(l.config), case_file(file),
+      domain(comm, DomainSpec::from_config(l.config)), log(comm),
+      driver(
+          domain,
+          [this](navier_stokes::NavierStokes& ns) {
+            return adjoint::make_objective({config, case_file, ns});
+          },
+          log, progress_every) {
+  const std::string& dir = loaded.output_dir;
+  run_on_root(comm, [&] {
+    io::make_directories(dir);
+    io::write_file_atomic(dir + "/config.ini", config.to_ini());
+    log.attach_file(dir + "/" + command + ".log");
+  });
+  log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " " + command + ": case '" +
+           loaded.name + "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " +
+           ExecutionSpace::name());
+  log.info("domain: " + domain.describe());
+  m = control_from_case(config, domain, restart, log);
+  // Validate the objective before the long runs.
+  navier_stokes::NavierStokes ns(domain, m.flow);
+  log.info("objective: " + adjoint::make_objective({config, case_file, ns}).describe());
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
+}
+
+} // namespace jobs
+} // namespace undertow

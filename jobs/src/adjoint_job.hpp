@@ -1,0 +1,35 @@
+#pragma once
+// What `undertow gradient` and `undertow optimize` share: a navier_stokes case, its domain, the
+// log in the output directory, the parameters m of the case and a gradient driver with the
+// case's objective.
+
+#include "models.hpp"
+
+#include "undertow/adjoint/gradient.hpp"
+
+#include <string>
+
+namespace undertow {
+namespace jobs {
+
+struct AdjointJob {
+  /// Refuses a case of another model (ConfigError naming `command`), creates the output
+  /// directory with config.ini and <command>.log, prints the header, reads m (the initial
+  /// velocity of initial.* or of `restart`) and checks the objective. Collective.
+  AdjointJob(const Communicator& comm, const LoadedCase& loaded, const std::string& command,
+             const std::string& case_file, const std::string& restart, long progress_every);
+
+  const LoadedCase& loaded;
+  const Config& config;
+  std::string case_file; ///< for data files named relative to it
+  Domain domain;
+  Log log;
+  adjoint::Control m;
+  adjoint::GradientDriver driver;
+};
+
+/// The words of a text, split at white space. Not collective.
+std::vector<std::string> words(const std::string& text);
+
+} // namespace jobs
+} // namespace undertow
