@@ -71,7 +71,10 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
     for (std::size_t p = 0; p < params.size(); ++p) {
       const double value = navier_stokes::shape_parameter(shape, params[p].index);
       // Angles change by radians, lengths relative to the body's size, NACA fractions by 0.05.
-      const bool naca = shape.kind == navier_stokes::ShapeKind::Naca;
+      // Airfoils: the leading edge and chord relative to the chord, the NACA fractions and the
+      // CST weights (indices 9 and up) by 0.05.
+      const bool naca = shape.kind == navier_stokes::ShapeKind::Naca ||
+                        shape.kind == navier_stokes::ShapeKind::Cst;
       const double size = params[p].index == 7 ? 0.1
                           : naca               ? (params[p].index >= 9 ? 0.05 : 0.1 * shape.chord)
                                                : 0.1 * std::max(std::abs(value), shape.radius);

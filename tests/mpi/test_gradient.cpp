@@ -233,6 +233,17 @@ TEST_P(ShapeKinds, TaylorAndFiniteDifferencesOfTheShapeParameters) {
     body.camber_position = 0.4;
     body.angle = 0.1;
     break;
+  case ShapeKind::Cst: // a cambered CST airfoil of degree 3 at 6 degrees
+    body.centre[0] = 0.4;
+    body.centre[1] = 0.5;
+    body.chord = 0.5;
+    body.angle = 0.1;
+    body.harmonics = 4;
+    for (int i = 0; i < 4; ++i) {
+      body.cos_coeff[i] = 0.2 + 0.02 * i;
+      body.sin_coeff[i] = 0.1 - 0.01 * i;
+    }
+    break;
   case ShapeKind::Star:
     body.radius = 0.12;
     body.harmonics = 2;
@@ -394,8 +405,8 @@ TEST(Duct3D, TaylorTestOfEveryParameterGroup) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryShape, ShapeKinds,
-                         ::testing::Values(ShapeKind::Ellipse, ShapeKind::Naca, ShapeKind::Star,
-                                           ShapeKind::Rectangle));
+                         ::testing::Values(ShapeKind::Ellipse, ShapeKind::Naca, ShapeKind::Cst,
+                                           ShapeKind::Star, ShapeKind::Rectangle));
 
 INSTANTIATE_TEST_SUITE_P(FinalAndAveraged, ChannelGradient, ::testing::Values(false, true));
 

@@ -27,7 +27,7 @@ void ObstacleSet::declare_keys(ConfigSchema& s) {
   for (int k = 0; k < kMaxObstacles; ++k) {
     const std::string o = section(k);
     s.add(o + ".shape", ValueType::Choice, "none", "shape of obstacle " + std::to_string(k + 1))
-        .one_of({"none", "circle", "sphere", "ellipse", "rectangle", "naca", "star"});
+        .one_of({"none", "circle", "sphere", "ellipse", "rectangle", "naca", "star", "cst"});
     s.add(o + ".centre", ValueType::RealList, "0 0 0",
           "centre (leading edge for naca) [m], one entry per axis")
         .items(2, 3);
@@ -39,8 +39,16 @@ void ObstacleSet::declare_keys(ConfigSchema& s) {
         .items(2, 3)
         .above(0);
     s.add(o + ".angle", ValueType::Real, "0",
-          "rotation about z [deg]; for naca the angle of attack (nose up)");
-    s.add(o + ".chord", ValueType::Real, "1", "naca chord length [m]").above(0);
+          "rotation about z [deg]; for naca and cst the angle of attack (nose up)");
+    s.add(o + ".chord", ValueType::Real, "1", "naca and cst chord length [m]").above(0);
+    s.add(o + ".cst_upper", ValueType::RealList, "0.17 0.17 0.17",
+          "cst: Bernstein weights A_0 ... A_N of the upper surface (dimensionless; N + 1 <= " +
+              std::to_string(kMaxFourier) + ")")
+        .items(2, kMaxFourier);
+    s.add(o + ".cst_lower", ValueType::RealList, "0.17 0.17 0.17",
+          "cst: Bernstein weights L_0 ... L_N of the lower surface, as many as cst_upper; "
+          "positive puts the surface below the chord")
+        .items(2, kMaxFourier);
     s.add(o + ".naca", ValueType::String, "0012", "NACA 4-digit designation (mpxx)");
     s.add(o + ".fourier", ValueType::RealList, "0 0",
           "star: a1 b1 a2 b2 ...: r(theta) = radius + sum_k a_k cos k theta + b_k sin k theta [m]")
@@ -63,6 +71,7 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
               : kind == "ellipse"   ? ShapeKind::Ellipse
               : kind == "rectangle" ? ShapeKind::Rectangle
               : kind == "naca"      ? ShapeKind::Naca
+              : kind == "cst"       ? ShapeKind::Cst
                                     : ShapeKind::Star;
     if (sh.kind == ShapeKind::Sphere && dim != 3)
       throw ConfigError(o + ".shape = sphere needs domain.dim = 3; use circle in 2D.");
@@ -107,6 +116,23 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
       for (int k2 = 0; k2 < sh.harmonics; ++k2) {
         sh.cos_coeff[k2] = f[2 * k2];
         sh.sin_coeff[k2] = f[2 * k2 + 1];
+      }
+    }
+    if (sh.kind == ShapeKind::Cst) {
+      const auto upper = c.get_real_list(o + ".cst_upper"),
+                 lower = c.get_real_list(o + ".cst_lower");
+      if (upper.size() != lower.size())
+        throw ConfigError(o + ".cst_upper has " + std::to_string(upper.size()) + " weights and " +
+                          o + ".cst_lower " + std::to_string(lower.size()) +
+                          ": give both surfaces the same number");
+      sh.harmonics = static_cast<int>(upper.size());
+      for (int i = 0; i < sh.harmonics; ++i) {
+        sh.cos_coeff[i] = upper[static_cast<std::size_t>(i)];
+        sh.sin_coeff[i] = lower[static_cast<std::size_t>(i)];
+        if (upper[static_cast<std::size_t>(i)] + lower[static_cast<std::size_t>(i)] <= 0)
+          throw ConfigError(o + ".cst_upper and cst_lower: weight " + std::to_string(i) +
+                            " gives the airfoil no thickness (A + L <= 0); the surfaces would "
+                            "cross");
       }
     }
     set.shapes.push_back(sh);
@@ -158,6 +184,15 @@ std::vector<ShapeParameter> shape_parameters(const Shape& shape, int dim) {
       out.push_back({"cos_coeff_" + std::to_string(k + 1), 12 + k});
       out.push_back({"sin_coeff_" + std::to_string(k + 1), 12 + kMaxFourier + k});
     }
+    break;
+  case ShapeKind::Cst:
+    centre("leading_edge", 2);
+    out.push_back({"chord", 8});
+    out.push_back({"angle_of_attack", 7});
+    for (int i = 0; i < shape.harmonics; ++i)
+      out.push_back({"cst_upper_" + std::to_string(i), 12 + i});
+    for (int i = 0; i < shape.harmonics; ++i)
+      out.push_back({"cst_lower_" + std::to_string(i), 12 + kMaxFourier + i});
     break;
   }
   return out;

@@ -17,6 +17,13 @@
 /// | rectangle | centre, size (2 or 3 entries), angle (2D)    |
 /// | naca      | leading edge (centre), chord, 4 digits, angle of attack |
 /// | star      | centre, r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta |
+/// | cst       | leading edge (centre), chord, angle of attack, upper and lower Bernstein weights |
+///
+/// The CST (class-shape transformation, Kulfan 2008) airfoil: with psi = x / chord,
+/// y_upper = C(psi) sum_i A_i B_i,N(psi), y_lower = -C(psi) sum_i L_i B_i,N(psi), the class
+/// function C = sqrt(psi) (1 - psi) (a round nose and a sharp trailing edge) and the Bernstein
+/// polynomials B_i,N of degree N = weights - 1. Positive lower weights put the lower surface below
+/// the chord.
 
 #include "undertow/core/config.hpp"
 #include "undertow/core/dual.hpp"
@@ -33,7 +40,7 @@ namespace navier_stokes {
 constexpr int kMaxObstacles = 4;
 constexpr int kMaxFourier = 8; ///< star: up to 8 harmonics
 
-enum class ShapeKind : int { Circle, Sphere, Ellipse, Rectangle, Naca, Star };
+enum class ShapeKind : int { Circle, Sphere, Ellipse, Rectangle, Naca, Star, Cst };
 
 /// A shape and its signed distance, callable on the device. T is double, or Dual to
 /// differentiate the distance with respect to a parameter (see shape_parameters).
@@ -47,9 +54,9 @@ struct BasicShape {
                          ///< angle of attack (nose up, flow along +x)
   T chord = 1;           ///< naca
   T camber = 0, camber_position = 0, thickness = 0.12; ///< naca m, p, t (fractions)
-  int harmonics = 0;                                   ///< star
-  T cos_coeff[kMaxFourier] = {0};
-  T sin_coeff[kMaxFourier] = {0};
+  int harmonics = 0;              ///< star: harmonics; cst: weights per surface (N + 1)
+  T cos_coeff[kMaxFourier] = {0}; ///< star: a_k; cst: upper weights A_i
+  T sin_coeff[kMaxFourier] = {0}; ///< star: b_k; cst: lower weights L_i
 
   /// Signed distance (negative inside) at (x, y, z). Exact for circle, sphere and rectangle; a
   /// first-order estimate F / |grad F| for the ellipse; the radial gap for the star; distance to
@@ -57,9 +64,11 @@ struct BasicShape {
   KOKKOS_INLINE_FUNCTION T distance(double x, double y, double z) const {
     const T dx = x - centre[0], dy = y - centre[1], dz = z - centre[2];
     const T c = math::cos(angle), s = math::sin(angle);
-    // Body frame: rotate by -angle (for naca: flow frame to chord frame, nose at the origin).
-    const T bx = kind == ShapeKind::Naca ? c * dx - s * dy : c * dx + s * dy;
-    const T by = kind == ShapeKind::Naca ? s * dx + c * dy : -s * dx + c * dy;
+    // Body frame: rotate by -angle (for an airfoil: flow frame to chord frame, nose at the
+    // origin, the angle of attack nose up).
+    const bool airfoil = kind == ShapeKind::Naca || kind == ShapeKind::Cst;
+    const T bx = airfoil ? c * dx - s * dy : c * dx + s * dy;
+    const T by = airfoil ? s * dx + c * dy : -s * dx + c * dy;
     switch (kind) {
     case ShapeKind::Circle:
       return math::sqrt(dx * dx + dy * dy) - radius;
@@ -95,6 +104,28 @@ struct BasicShape {
       const T yt = 5 * t *
                    (0.2969 * math::sqrt(xs) - 0.1260 * xs - 0.3516 * xs * xs +
                     0.2843 * xs * xs * xs - 0.1036 * xs * xs * xs * xs);
+      const T ex = (xc - xs) * chord, ey = by - yc * chord;
+      return math::sqrt(ex * ex + ey * ey) - yt * chord;
+    }
+    case ShapeKind::Cst: {
+      // The same construction as naca: the distance to the mean line minus the half thickness.
+      const T xc = bx / chord;
+      const T xs = xc < 0 ? T(0.0) : (xc > 1 ? T(1.0) : xc);
+      const T cls = math::sqrt(xs) * (1.0 - xs);
+      T upper = 0, lower = 0;
+      const int degree = harmonics - 1;
+      double binomial = 1; // N choose i
+      for (int i = 0; i <= degree; ++i) {
+        T basis = binomial;
+        for (int p = 0; p < i; ++p)
+          basis = basis * xs;
+        for (int p = 0; p < degree - i; ++p)
+          basis = basis * (1.0 - xs);
+        upper += cos_coeff[i] * basis;
+        lower += sin_coeff[i] * basis;
+        binomial = binomial * double(degree - i) / double(i + 1);
+      }
+      const T yc = 0.5 * cls * (upper - lower), yt = 0.5 * cls * (upper + lower);
       const T ex = (xc - xs) * chord, ey = by - yc * chord;
       return math::sqrt(ex * ex + ey * ey) - yt * chord;
     }
