@@ -24,41 +24,57 @@ double star_radius(const Shape& s, double theta) {
   return r;
 }
 
+/// The named shape parameters of obstacle `obstacle` that `variables` select among `allowed`
+/// prefixes; ConfigError naming design.variables otherwise.
+std::vector<ScalarParameter> select_parameters(const Control& m, int dim, int obstacle,
+                                               const std::vector<std::string>& variables,
+                                               const std::vector<std::string>& allowed,
+                                               const std::string& what) {
+  const auto all = scalar_parameters(m, dim);
+  const std::string prefix = "obstacle" + std::to_string(obstacle + 1) + ".";
+  std::vector<ScalarParameter> out;
+  for (const std::string& v : variables) {
+    bool found = false;
+    for (const ScalarParameter& p : all) {
+      bool ok = p.name == prefix + v && p.group == "shape";
+      bool known = false;
+      for (const std::string& a : allowed)
+        known = known || v.rfind(a, 0) == 0;
+      if (ok && known) {
+        out.push_back(p);
+        found = true;
+      }
+    }
+    if (!found)
+      throw ConfigError("design.variables: '" + v + "' is not a variable of the " + what +
+                        " of obstacle" + std::to_string(obstacle + 1));
+  }
+  if (out.empty())
+    throw ConfigError("design.variables is empty: name the design variables of the " + what);
+  return out;
+}
+
 class StarDesign : public ShapeDesign {
  public:
   StarDesign(const Control& m, int dim, int obstacle, const std::vector<std::string>& variables,
              bool hold_area, double coefficient_bound)
       : m_obstacle(obstacle), m_shape(m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)]),
         m_hold_area(hold_area) {
-    const auto all = scalar_parameters(m, dim);
     const std::string prefix = "obstacle" + std::to_string(obstacle + 1) + ".";
     m_radius.b = kRadius;
-    for (const std::string& v : variables) {
-      const std::string name = prefix + v;
-      bool found = false;
-      for (const ScalarParameter& p : all)
-        if (p.name == name && p.group == "shape" &&
-            (v == "r0" || v.rfind("cos_coeff_", 0) == 0 || v.rfind("sin_coeff_", 0) == 0)) {
-          m_parameters.push_back(p);
-          found = true;
-        }
-      if (!found)
-        throw ConfigError("design.variables: '" + v + "' is not a variable of the star " + prefix +
-                          " use r0, cos_coeff_K or sin_coeff_K with K up to its " +
-                          std::to_string(m_shape.harmonics) + " harmonics (obstacle" +
-                          std::to_string(obstacle + 1) + ".fourier)");
-      m_names.push_back(name);
-    }
-    if (m_names.empty())
-      throw ConfigError("design.variables is empty: name the star's variables, e.g. r0 "
-                        "cos_coeff_2 cos_coeff_3");
+    m_parameters =
+        select_parameters(m, dim, obstacle, variables, {"r0", "cos_coeff_", "sin_coeff_"},
+                          "star (r0, cos_coeff_K, sin_coeff_K with K up to its " +
+                              std::to_string(m_shape.harmonics) + " harmonics)");
+    for (const ScalarParameter& p : m_parameters)
+      m_names.push_back(p.name);
     if (!hold_area)
       return;
     for (const ScalarParameter& p : m_parameters)
       if (p.b == kRadius)
         throw ConfigError("design.variables names r0, but optimize.area = fixed sets r0 from the "
                           "area: remove r0, or use optimize.area = almm or free");
-    for (const ScalarParameter& p : all)
+    for (const ScalarParameter& p : scalar_parameters(m, dim))
       if (p.name == prefix + "r0")
         m_radius = p;
     m_area0 = area(values(m));
@@ -168,7 +184,133 @@ class StarDesign : public ShapeDesign {
   std::vector<std::string> m_names;
 };
 
+/// sqrt(psi) (1 - psi) B_i,N(psi) integrated over [0, 1]: C(N, i) B(i + 3/2, N - i + 2).
+double cst_area_factor(int i, int degree) {
+  double binomial = 1;
+  for (int k = 0; k < i; ++k)
+    binomial = binomial * double(degree - k) / double(k + 1);
+  return binomial * std::tgamma(i + 1.5) * std::tgamma(degree - i + 2.0) /
+         std::tgamma(degree + 3.5);
+}
+
+class CstDesign : public ShapeDesign {
+ public:
+  CstDesign(const Control& m, int dim, int obstacle, const std::vector<std::string>& variables)
+      : m_obstacle(obstacle), m_shape(m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)]),
+        m_parameters(select_parameters(m, dim, obstacle, variables,
+                                       {"angle_of_attack", "cst_upper_", "cst_lower_"},
+                                       "CST airfoil (angle_of_attack, cst_upper_I, cst_lower_I)")) {
+    for (const ScalarParameter& p : m_parameters)
+      m_names.push_back(p.name);
+  }
+  std::string describe() const override {
+    std::string s = "CST airfoil of obstacle " + std::to_string(m_obstacle + 1) + ":";
+    for (const auto& n : m_names)
+      s += " " + n.substr(n.find('.') + 1);
+    return s;
+  }
+  const std::vector<std::string>& names() const override { return m_names; }
+  std::vector<double> values(const Control& m) const override {
+    Control copy = m;
+    std::vector<double> x;
+    for (const ScalarParameter& p : m_parameters)
+      x.push_back(value_of(copy, p));
+    return x;
+  }
+  void apply(const std::vector<double>& x, Control& m) const override {
+    for (std::size_t i = 0; i < m_parameters.size(); ++i)
+      value_of(m, m_parameters[i]) = x[i];
+  }
+  std::vector<double> chain(const Gradient& g, const std::vector<double>&) const override {
+    std::vector<double> out;
+    for (const ScalarParameter& p : m_parameters)
+      out.push_back(derivative_of(g, p));
+    return out;
+  }
+  double area(const std::vector<double>& x) const override {
+    const Shape s = shape(x);
+    double a = 0;
+    for (int i = 0; i < s.harmonics; ++i)
+      a += (s.cos_coeff[i] + s.sin_coeff[i]) * cst_area_factor(i, s.harmonics - 1);
+    return a * s.chord * s.chord;
+  }
+  std::vector<double> area_gradient(const std::vector<double>&) const override {
+    std::vector<double> out;
+    for (const ScalarParameter& p : m_parameters) {
+      const int i =
+          p.b >= 12 + navier_stokes::kMaxFourier ? p.b - 12 - navier_stokes::kMaxFourier : p.b - 12;
+      out.push_back(p.b >= 12
+                        ? cst_area_factor(i, m_shape.harmonics - 1) * m_shape.chord * m_shape.chord
+                        : 0.0); // the angle of attack does not change the area
+    }
+    return out;
+  }
+  std::vector<std::array<double, 2>> outline(const std::vector<double>& x,
+                                             int points) const override {
+    // Upper surface from the trailing edge to the nose, then the lower one back (cosine
+    // spacing), in the flow frame.
+    const Shape s = shape(x);
+    std::vector<std::array<double, 2>> out;
+    const int half = std::max(points / 2, 2);
+    const double c = std::cos(s.angle), sn = std::sin(s.angle);
+    for (int side = 0; side < 2; ++side)
+      for (int k = 0; k < half; ++k) {
+        const double t = side == 0 ? double(half - 1 - k) / (half - 1) : double(k) / (half - 1);
+        const double psi = 0.5 * (1 - std::cos(M_PI * t));
+        const double y = side == 0 ? surface(s, psi, true) : -surface(s, psi, false);
+        // chord frame (psi c, y c) to the flow frame: rotate by -angle (nose up).
+        const double bx = psi * s.chord, by = y * s.chord;
+        out.push_back({s.centre[0] + c * bx + sn * by, s.centre[1] - sn * bx + c * by});
+      }
+    return out;
+  }
+  double smallest_feature(const std::vector<double>& x) const override {
+    const Shape s = shape(x);
+    double thickest = 0;
+    for (int k = 1; k < 100; ++k) {
+      const double psi = k / 100.0;
+      thickest = std::max(thickest, surface(s, psi, true) + surface(s, psi, false));
+    }
+    return thickest * s.chord; // the largest thickness: the grid must resolve at least that
+  }
+
+ private:
+  /// C(psi) sum_i w_i B_i,N(psi) of the upper (A) or lower (L) weights.
+  static double surface(const Shape& s, double psi, bool upper) {
+    const int degree = s.harmonics - 1;
+    double sum = 0, binomial = 1;
+    for (int i = 0; i <= degree; ++i) {
+      sum += (upper ? s.cos_coeff[i] : s.sin_coeff[i]) * binomial * std::pow(psi, i) *
+             std::pow(1 - psi, degree - i);
+      binomial = binomial * double(degree - i) / double(i + 1);
+    }
+    return std::sqrt(psi) * (1 - psi) * sum;
+  }
+  Shape shape(const std::vector<double>& x) const {
+    Shape s = m_shape;
+    for (std::size_t i = 0; i < m_parameters.size(); ++i)
+      navier_stokes::shape_parameter(s, m_parameters[i].b) = x[i];
+    return s;
+  }
+
+  int m_obstacle;
+  Shape m_shape;
+  std::vector<ScalarParameter> m_parameters;
+  std::vector<std::string> m_names;
+};
+
 } // namespace
+
+std::unique_ptr<ShapeDesign> make_cst_design(const Control& m, int dim, int obstacle,
+                                             const std::vector<std::string>& variables) {
+  const auto& shapes = m.flow.obstacles.shapes;
+  if (obstacle < 0 || obstacle >= static_cast<int>(shapes.size()) ||
+      shapes[static_cast<std::size_t>(obstacle)].kind != ShapeKind::Cst)
+    throw ConfigError("design.parameterisation = cst_airfoil needs obstacle" +
+                      std::to_string(obstacle + 1) +
+                      ".shape = cst (with its cst_upper and cst_lower weights)");
+  return std::make_unique<CstDesign>(m, dim, obstacle, variables);
+}
 
 std::unique_ptr<ShapeDesign> make_star_design(const Control& m, int dim, int obstacle,
                                               const std::vector<std::string>& variables,

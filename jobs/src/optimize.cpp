@@ -88,10 +88,27 @@ void bounds_from(const Config& cfg, const adjoint::ShapeDesign& design, std::vec
   if (radius.size() != 2 || !(radius[0] > 0) || !(radius[1] > radius[0]))
     throw ConfigError("design.radius_bounds needs two numbers 0 < lower < upper [m]");
   const double c = cfg.get_real("design.coefficient_bound");
+  const auto weights = cfg.get_real_list("design.weight_bounds");
+  const auto angle = cfg.get_real_list("design.angle_bounds");
+  if (!(weights[1] > weights[0]) || !(angle[1] > angle[0]))
+    throw ConfigError("design.weight_bounds and design.angle_bounds need lower < upper");
+  const auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
   for (const std::string& name : design.names()) {
-    const bool r0 = name.size() > 3 && name.compare(name.size() - 3, 3, ".r0") == 0;
-    lo.push_back(r0 ? radius[0] : -c);
-    hi.push_back(r0 ? radius[1] : c);
+    if (ends_with(name, ".r0")) {
+      lo.push_back(radius[0]);
+      hi.push_back(radius[1]);
+    } else if (ends_with(name, ".angle_of_attack")) {
+      lo.push_back(angle[0] * M_PI / 180);
+      hi.push_back(angle[1] * M_PI / 180);
+    } else if (name.find(".cst_") != std::string::npos) {
+      lo.push_back(weights[0]);
+      hi.push_back(weights[1]);
+    } else {
+      lo.push_back(-c);
+      hi.push_back(c);
+    }
   }
 }
 
@@ -113,6 +130,15 @@ void write_outline(const Communicator& comm, const adjoint::ShapeDesign& design,
 std::string design_as_settings(const Control& m, int obstacle) {
   const navier_stokes::Shape& s = m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)];
   const std::string key = "obstacle" + std::to_string(obstacle + 1);
+  if (s.kind == navier_stokes::ShapeKind::Cst) {
+    std::string upper, lower;
+    for (int i = 0; i < s.harmonics; ++i) {
+      upper += (i ? "," : "") + format("%.17g", s.cos_coeff[i]);
+      lower += (i ? "," : "") + format("%.17g", s.sin_coeff[i]);
+    }
+    return "--set " + key + format(".angle=%.17g", s.angle * 180 / M_PI) + " --set " + key +
+           ".cst_upper=" + upper + " --set " + key + ".cst_lower=" + lower;
+  }
   std::string out = "--set " + key + format(".radius=%.17g --set ", s.radius) + key + ".fourier=";
   for (int k = 0; k < s.harmonics; ++k)
     out += (k ? "," : "") + format("%.17g,", s.cos_coeff[k]) + format("%.17g", s.sin_coeff[k]);
@@ -124,8 +150,9 @@ std::string design_as_settings(const Control& m, int obstacle) {
 void declare_optimize_keys(ConfigSchema& s) {
   s.add("design.parameterisation", ValueType::Choice, "fourier_star",
         "undertow optimize: how the design variables set the shape; fourier_star: the radius "
-        "r0 and Fourier coefficients of a star obstacle (shape = star)")
-      .one_of({"fourier_star"});
+        "r0 and Fourier coefficients of a star obstacle (shape = star); cst_airfoil: the "
+        "angle of attack and Bernstein weights of a CST airfoil (shape = cst)")
+      .one_of({"fourier_star", "cst_airfoil"});
   s.add("design.obstacle", ValueType::Integer, "1", "undertow optimize: the obstacle designed")
       .at_least(1);
   s.add("design.variables", ValueType::String, "cos_coeff_2 cos_coeff_3 cos_coeff_4",
@@ -138,6 +165,12 @@ void declare_optimize_keys(ConfigSchema& s) {
   s.add("design.coefficient_bound", ValueType::Real, "1",
         "undertow optimize: bound of each Fourier coefficient, |a_k|, |b_k| <= this [m]")
       .above(0);
+  s.add("design.weight_bounds", ValueType::RealList, "0.02 0.6",
+        "undertow optimize: lower and upper bound of each CST weight (dimensionless)")
+      .items(2, 2);
+  s.add("design.angle_bounds", ValueType::RealList, "-10 15",
+        "undertow optimize: lower and upper bound of a CST airfoil's angle of attack [deg]")
+      .items(2, 2);
   s.add("optimize.area", ValueType::Choice, "fixed",
         "undertow optimize: fixed holds the body's area at its initial value exactly, r0 "
         "following from the coefficients (TAOBLMVM on them); almm holds it as an equality "
@@ -189,9 +222,15 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const Control m0 = job.m;
   const int obstacle = static_cast<int>(cfg.get_int("design.obstacle")) - 1;
   const std::string area_mode = cfg.get_string("optimize.area");
+  const bool cst = cfg.get_string("design.parameterisation") == "cst_airfoil";
+  if (cst && area_mode == "fixed")
+    throw ConfigError("optimize.area = fixed holds a star's area through r0; a CST airfoil "
+                      "holds it with optimize.area = almm, or leaves it free");
   const auto design =
-      adjoint::make_star_design(m0, dim, obstacle, words(cfg.get_string("design.variables")),
-                                area_mode == "fixed", cfg.get_real("design.coefficient_bound"));
+      cst ? adjoint::make_cst_design(m0, dim, obstacle, words(cfg.get_string("design.variables")))
+          : adjoint::make_star_design(m0, dim, obstacle, words(cfg.get_string("design.variables")),
+                                      area_mode == "fixed",
+                                      cfg.get_real("design.coefficient_bound"));
   adjoint::OptimiserSettings settings;
   bounds_from(cfg, *design, settings.lower, settings.upper);
   settings.fixed_area = area_mode == "almm";
@@ -204,7 +243,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   settings.fail_evaluation = opt.fail_evaluation;
 
   log.info("design: " + design->describe() +
-           (area_mode == "fixed"  ? "; area held exactly by r0 (TAOBLMVM)"
+           (area_mode == "fixed"  ? "; area held exactly (TAOBLMVM)"
             : area_mode == "almm" ? "; area held by TAOALMM (BLMVM subproblems)"
                                   : "; bounds only (TAOBLMVM)"));
   // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a

@@ -61,5 +61,13 @@ std::unique_ptr<ShapeDesign> make_star_design(const Control& m, int dim, int obs
                                               const std::vector<std::string>& variables,
                                               bool hold_area = false, double coefficient_bound = 0);
 
+/// A CST airfoil (obstacle `obstacle`, shape = cst) with the variables `variables`: any of
+/// "angle_of_attack" [rad], "cst_upper_I" and "cst_lower_I" (I from 0 to the weights - 1). Its
+/// area is chord^2 sum_i (A_i + L_i) C(N, i) B(i + 3/2, N - i + 2), with B Euler's beta function
+/// (the integral of the class function times each Bernstein polynomial). Throws ConfigError for
+/// an obstacle that is not a cst airfoil or an unknown variable. Not collective.
+std::unique_ptr<ShapeDesign> make_cst_design(const Control& m, int dim, int obstacle,
+                                             const std::vector<std::string>& variables);
+
 } // namespace adjoint
 } // namespace undertow
