@@ -4,6 +4,7 @@
 /// MPI, PETSc or HDF5; tests/tools/cuda_kernel_check.sh builds and runs it. Exit 0 on agreement.
 
 #include "undertow/solvers/elasticity/element.hpp"
+#include "undertow/solvers/navier_stokes/obstacles.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -27,7 +28,7 @@ double u1(long i, long j) {
 }
 
 int report(const char* what, double error, double tolerance) {
-  std::printf("%-52s max |device - host| = %.3e  (tolerance %.0e)  %s\n", what, error, tolerance,
+  std::printf("%-56s max |device - host| = %.3e  (tolerance %.0e)  %s\n", what, error, tolerance,
               error <= tolerance ? "ok" : "FAILED");
   return error <= tolerance ? 0 : 1;
 }
@@ -144,6 +145,63 @@ int check_elasticity() {
   return failures;
 }
 
+/// The signed distances of the airfoils and the star, and their dual-number derivatives in one
+/// parameter, in a kernel against the same functions on the host (the device's sqrt, sin, cos
+/// and atan2 may differ from the host's in the last bits).
+int check_shapes() {
+  ns::Shape cst;
+  cst.kind = ns::ShapeKind::Cst;
+  cst.centre[0] = 0.2;
+  cst.centre[1] = 0.5;
+  cst.chord = 0.6;
+  cst.angle = 0.07;
+  cst.harmonics = 4;
+  for (int i = 0; i < 4; ++i) {
+    cst.cos_coeff[i] = 0.2 + 0.02 * i;
+    cst.sin_coeff[i] = 0.1 - 0.01 * i;
+  }
+  ns::Shape naca = cst;
+  naca.kind = ns::ShapeKind::Naca;
+  naca.camber = 0.04;
+  naca.camber_position = 0.4;
+  ns::Shape star;
+  star.kind = ns::ShapeKind::Star;
+  star.centre[0] = star.centre[1] = 0.5;
+  star.radius = 0.2;
+  star.harmonics = 3;
+  star.cos_coeff[1] = 0.04;
+  star.sin_coeff[2] = -0.02;
+  int failures = 0;
+  const char* names[3] = {"navier_stokes::Shape distance, cst (+ d/d cst_upper_1)",
+                          "navier_stokes::Shape distance, naca (+ d/d camber)",
+                          "navier_stokes::Shape distance, star (+ d/d cos_coeff_2)"};
+  const ns::Shape shapes[3] = {cst, naca, star};
+  const int seeds[3] = {13, 9, 13};
+  for (int s = 0; s < 3; ++s) {
+    const ns::Shape shape = shapes[s];
+    const ns::BasicShape<undertow::Dual> dual = ns::seeded(shape, seeds[s]);
+    FieldView phi("phi", kN, kN, 1), dphi("dphi", kN, kN, 1);
+    Kokkos::parallel_for(
+        "check::shape_distance", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {kN, kN}),
+        KOKKOS_LAMBDA(long i, long j) {
+          const double x = (i + 0.5) * kH, y = (j + 0.5) * kH;
+          phi(i, j, 0) = shape.distance(x, y, 0.0);
+          dphi(i, j, 0) = dual.distance(x, y, 0.0).d;
+        });
+    auto phi_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), phi);
+    auto dphi_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dphi);
+    double error = 0;
+    for (long j = 0; j < kN; ++j)
+      for (long i = 0; i < kN; ++i) {
+        const double x = (i + 0.5) * kH, y = (j + 0.5) * kH;
+        error = std::fmax(error, std::fabs(phi_h(i, j, 0) - shape.distance(x, y, 0.0)));
+        error = std::fmax(error, std::fabs(dphi_h(i, j, 0) - dual.distance(x, y, 0.0).d));
+      }
+    failures += report(names[s], error, 1e-13);
+  }
+  return failures;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -153,6 +211,7 @@ int main(int argc, char** argv) {
     std::printf("execution space: %s\n", Kokkos::DefaultExecutionSpace::name());
     failures += check_navier_stokes();
     failures += check_elasticity();
+    failures += check_shapes();
   }
   Kokkos::finalize();
   std::printf("%s\n", failures == 0 ? "all point functions agree" : "DISAGREEMENT");
