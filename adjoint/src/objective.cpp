@@ -28,6 +28,14 @@ void ObjectiveSum::add(double weight, std::unique_ptr<Objective> term) {
   m_terms.emplace_back(weight, std::move(term));
 }
 
+void ObjectiveSum::set_weights(const std::vector<double>& weights) {
+  if (weights.size() != m_terms.size())
+    throw Error("ObjectiveSum::set_weights: " + std::to_string(weights.size()) + " weights for " +
+                std::to_string(m_terms.size()) + " terms");
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    m_terms[i].first = weights[i];
+}
+
 double ObjectiveSum::value(const StepState& state) {
   const double w = m_window.weight(state);
   if (w == 0.0)

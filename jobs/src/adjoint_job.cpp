@@ -30,7 +30,10 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
       driver(
           domain,
           [this](navier_stokes::NavierStokes& ns) {
-            return adjoint::make_objective({config, case_file, ns});
+            adjoint::ObjectiveSum J = adjoint::make_objective({config, case_file, ns});
+            if (!weights.empty())
+              J.set_weights(weights);
+            return J;
           },
           log, progress_every) {
   const std::string& dir = loaded.output_dir;

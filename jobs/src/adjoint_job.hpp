@@ -25,6 +25,8 @@ struct AdjointJob {
   Domain domain;
   Log log;
   adjoint::Control m;
+  /// Weights that replace objective.weights in the driver's objective (empty: the case's).
+  std::vector<double> weights;
   adjoint::GradientDriver driver;
 };
 

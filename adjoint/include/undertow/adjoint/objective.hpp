@@ -71,6 +71,11 @@ class ObjectiveSum {
   void derivative(const StepState& state, StepSeeds& seeds);
   std::string describe() const;
   const TimeWindow& window() const { return m_window; }
+  std::size_t terms() const { return m_terms.size(); }
+  /// Replaces the weights c_i (one per term; for objectives built from others, such as a ratio
+  /// whose linearisation weights the terms by the values of the last forward run). Throws
+  /// Error for a wrong count. Not collective.
+  void set_weights(const std::vector<double>& weights);
 
  private:
   TimeWindow m_window;
