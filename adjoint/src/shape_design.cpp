@@ -54,20 +54,74 @@ std::vector<ScalarParameter> select_parameters(const Control& m, int dim, int ob
   return out;
 }
 
-class StarDesign : public ShapeDesign {
+/// What the parameterisations by named shape parameters share: x_i is the parameter
+/// `parameters[i]` of m, and dJ/dx_i its derivative.
+class NamedParameterDesign : public ShapeDesign {
+ public:
+  NamedParameterDesign(std::string label, const Control& m, int obstacle,
+                       std::vector<ScalarParameter> parameters)
+      : m_label(std::move(label)), m_obstacle(obstacle),
+        m_shape(m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)]),
+        m_parameters(std::move(parameters)) {
+    for (const ScalarParameter& p : m_parameters)
+      m_names.push_back(p.name);
+  }
+  std::string describe() const override {
+    std::string s = m_label + " of obstacle " + std::to_string(m_obstacle + 1) + ":";
+    for (const auto& n : m_names)
+      s += " " + n.substr(n.find('.') + 1);
+    return s;
+  }
+  const std::vector<std::string>& names() const override { return m_names; }
+  std::vector<double> values(const Control& m) const override {
+    Control copy = m;
+    std::vector<double> x;
+    for (const ScalarParameter& p : m_parameters)
+      x.push_back(value_of(copy, p));
+    return x;
+  }
+  void apply(const std::vector<double>& x, Control& m) const override {
+    for (std::size_t i = 0; i < m_parameters.size(); ++i)
+      value_of(m, m_parameters[i]) = x[i];
+  }
+  std::vector<double> chain(const Gradient& g, const std::vector<double>&) const override {
+    std::vector<double> out;
+    for (const ScalarParameter& p : m_parameters)
+      out.push_back(derivative_of(g, p));
+    return out;
+  }
+
+ protected:
+  /// The shape of the case with x in its variables.
+  Shape shape_with(const std::vector<double>& x) const {
+    Shape s = m_shape;
+    for (std::size_t i = 0; i < m_parameters.size(); ++i)
+      navier_stokes::shape_parameter(s, m_parameters[i].b) = x[i];
+    return s;
+  }
+
+  std::string m_label;
+  int m_obstacle;
+  Shape m_shape; ///< the shape as the case gives it; the variables overwrite their entries
+  std::vector<ScalarParameter> m_parameters;
+  std::vector<std::string> m_names;
+};
+
+class StarDesign : public NamedParameterDesign {
  public:
   StarDesign(const Control& m, int dim, int obstacle, const std::vector<std::string>& variables,
              bool hold_area, double coefficient_bound)
-      : m_obstacle(obstacle), m_shape(m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)]),
+      : NamedParameterDesign(
+            "Fourier star", m, obstacle,
+            select_parameters(
+                m, dim, obstacle, variables, {"r0", "cos_coeff_", "sin_coeff_"},
+                "star (r0, cos_coeff_K, sin_coeff_K with K up to its " +
+                    std::to_string(
+                        m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)].harmonics) +
+                    " harmonics)")),
         m_hold_area(hold_area) {
     const std::string prefix = "obstacle" + std::to_string(obstacle + 1) + ".";
     m_radius.b = kRadius;
-    m_parameters =
-        select_parameters(m, dim, obstacle, variables, {"r0", "cos_coeff_", "sin_coeff_"},
-                          "star (r0, cos_coeff_K, sin_coeff_K with K up to its " +
-                              std::to_string(m_shape.harmonics) + " harmonics)");
-    for (const ScalarParameter& p : m_parameters)
-      m_names.push_back(p.name);
     if (!hold_area)
       return;
     for (const ScalarParameter& p : m_parameters)
@@ -86,31 +140,13 @@ class StarDesign : public ShapeDesign {
                                std::sqrt(2 * m_area0 / M_PI / double(m_parameters.size()))));
   }
 
-  std::string describe() const override {
-    std::string s = "Fourier star of obstacle " + std::to_string(m_obstacle + 1) + ":";
-    for (const auto& n : m_names)
-      s += " " + n.substr(n.find('.') + 1);
-    return s;
-  }
-  const std::vector<std::string>& names() const override { return m_names; }
-
-  std::vector<double> values(const Control& m) const override {
-    Control copy = m;
-    std::vector<double> x;
-    for (const ScalarParameter& p : m_parameters)
-      x.push_back(value_of(copy, p));
-    return x;
-  }
   void apply(const std::vector<double>& x, Control& m) const override {
-    for (std::size_t i = 0; i < m_parameters.size(); ++i)
-      value_of(m, m_parameters[i]) = x[i];
+    NamedParameterDesign::apply(x, m);
     if (m_hold_area)
       value_of(m, m_radius) = held_radius(x);
   }
   std::vector<double> chain(const Gradient& g, const std::vector<double>& x) const override {
-    std::vector<double> out;
-    for (const ScalarParameter& p : m_parameters)
-      out.push_back(derivative_of(g, p));
+    std::vector<double> out = NamedParameterDesign::chain(g, x);
     if (m_hold_area) {
       // r0 = sqrt(A0/pi - 1/2 sum c^2): dr0/dc = -c / (2 r0).
       const double dj_dr0 = derivative_of(g, m_radius), r0 = held_radius(x);
@@ -156,18 +192,14 @@ class StarDesign : public ShapeDesign {
 
  private:
   Shape shape(const std::vector<double>& x) const {
-    Shape s = m_shape;
-    for (std::size_t i = 0; i < m_parameters.size(); ++i)
-      navier_stokes::shape_parameter(s, m_parameters[i].b) = x[i];
+    Shape s = shape_with(x);
     if (m_hold_area && m_area0 > 0)
       s.radius = held_radius(x);
     return s;
   }
   /// r0 that keeps the area A0 with the coefficients x (the others as in the case).
   double held_radius(const std::vector<double>& x) const {
-    Shape s = m_shape;
-    for (std::size_t i = 0; i < m_parameters.size(); ++i)
-      navier_stokes::shape_parameter(s, m_parameters[i].b) = x[i];
+    const Shape s = shape_with(x);
     double sum = 0;
     for (int k = 0; k < s.harmonics; ++k)
       sum += s.cos_coeff[k] * s.cos_coeff[k] + s.sin_coeff[k] * s.sin_coeff[k];
@@ -175,13 +207,9 @@ class StarDesign : public ShapeDesign {
   }
 
   static constexpr int kRadius = 3; ///< shape_parameter index of r0
-  int m_obstacle;
-  Shape m_shape; ///< the star as the case gives it; the variables overwrite their entries
   bool m_hold_area;
   double m_area0 = 0; ///< the held area [m^2] (hold_area)
   ScalarParameter m_radius{};
-  std::vector<ScalarParameter> m_parameters;
-  std::vector<std::string> m_names;
 };
 
 /// sqrt(psi) (1 - psi) B_i,N(psi) integrated over [0, 1]: C(N, i) B(i + 3/2, N - i + 2).
@@ -193,40 +221,14 @@ double cst_area_factor(int i, int degree) {
          std::tgamma(degree + 3.5);
 }
 
-class CstDesign : public ShapeDesign {
+class CstDesign : public NamedParameterDesign {
  public:
   CstDesign(const Control& m, int dim, int obstacle, const std::vector<std::string>& variables)
-      : m_obstacle(obstacle), m_shape(m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)]),
-        m_parameters(select_parameters(m, dim, obstacle, variables,
-                                       {"angle_of_attack", "cst_upper_", "cst_lower_"},
-                                       "CST airfoil (angle_of_attack, cst_upper_I, cst_lower_I)")) {
-    for (const ScalarParameter& p : m_parameters)
-      m_names.push_back(p.name);
-  }
-  std::string describe() const override {
-    std::string s = "CST airfoil of obstacle " + std::to_string(m_obstacle + 1) + ":";
-    for (const auto& n : m_names)
-      s += " " + n.substr(n.find('.') + 1);
-    return s;
-  }
-  const std::vector<std::string>& names() const override { return m_names; }
-  std::vector<double> values(const Control& m) const override {
-    Control copy = m;
-    std::vector<double> x;
-    for (const ScalarParameter& p : m_parameters)
-      x.push_back(value_of(copy, p));
-    return x;
-  }
-  void apply(const std::vector<double>& x, Control& m) const override {
-    for (std::size_t i = 0; i < m_parameters.size(); ++i)
-      value_of(m, m_parameters[i]) = x[i];
-  }
-  std::vector<double> chain(const Gradient& g, const std::vector<double>&) const override {
-    std::vector<double> out;
-    for (const ScalarParameter& p : m_parameters)
-      out.push_back(derivative_of(g, p));
-    return out;
-  }
+      : NamedParameterDesign(
+            "CST airfoil", m, obstacle,
+            select_parameters(m, dim, obstacle, variables,
+                              {"angle_of_attack", "cst_upper_", "cst_lower_"},
+                              "CST airfoil (angle_of_attack, cst_upper_I, cst_lower_I)")) {}
   double area(const std::vector<double>& x) const override {
     const Shape s = shape(x);
     double a = 0;
@@ -286,17 +288,7 @@ class CstDesign : public ShapeDesign {
     }
     return std::sqrt(psi) * (1 - psi) * sum;
   }
-  Shape shape(const std::vector<double>& x) const {
-    Shape s = m_shape;
-    for (std::size_t i = 0; i < m_parameters.size(); ++i)
-      navier_stokes::shape_parameter(s, m_parameters[i].b) = x[i];
-    return s;
-  }
-
-  int m_obstacle;
-  Shape m_shape;
-  std::vector<ScalarParameter> m_parameters;
-  std::vector<std::string> m_names;
+  Shape shape(const std::vector<double>& x) const { return shape_with(x); }
 };
 
 } // namespace
