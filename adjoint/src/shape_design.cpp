@@ -16,14 +16,6 @@ namespace {
 using navier_stokes::Shape;
 using navier_stokes::ShapeKind;
 
-/// r(theta) of a star. Not collective.
-double star_radius(const Shape& s, double theta) {
-  double r = s.radius;
-  for (int k = 0; k < s.harmonics; ++k)
-    r += s.cos_coeff[k] * std::cos((k + 1) * theta) + s.sin_coeff[k] * std::sin((k + 1) * theta);
-  return r;
-}
-
 /// The named shape parameters of obstacle `obstacle` that `variables` select among `allowed`
 /// prefixes; ConfigError naming design.variables otherwise.
 std::vector<ScalarParameter> select_parameters(const Control& m, int dim, int obstacle,
@@ -177,7 +169,7 @@ class StarDesign : public NamedParameterDesign {
     const Shape s = shape(x);
     std::vector<std::array<double, 2>> out;
     for (int i = 0; i < points; ++i) {
-      const double theta = 2 * M_PI * i / points, r = star_radius(s, theta);
+      const double theta = 2 * M_PI * i / points, r = s.star_radius(theta);
       out.push_back({s.centre[0] + r * std::cos(theta), s.centre[1] + r * std::sin(theta)});
     }
     return out;
@@ -186,7 +178,7 @@ class StarDesign : public NamedParameterDesign {
     const Shape s = shape(x);
     double least = 1e300;
     for (int i = 0; i < 720; ++i)
-      least = std::min(least, star_radius(s, 2 * M_PI * i / 720));
+      least = std::min(least, s.star_radius(2 * M_PI * i / 720));
     return least;
   }
 
@@ -259,7 +251,9 @@ class CstDesign : public NamedParameterDesign {
       for (int k = 0; k < half; ++k) {
         const double t = side == 0 ? double(half - 1 - k) / (half - 1) : double(k) / (half - 1);
         const double psi = 0.5 * (1 - std::cos(M_PI * t));
-        const double y = side == 0 ? surface(s, psi, true) : -surface(s, psi, false);
+        double upper, lower;
+        s.cst_surfaces(psi, upper, lower);
+        const double y = side == 0 ? upper : -lower;
         // chord frame (psi c, y c) to the flow frame: rotate by -angle (nose up).
         const double bx = psi * s.chord, by = y * s.chord;
         out.push_back({s.centre[0] + c * bx + sn * by, s.centre[1] - sn * bx + c * by});
@@ -271,23 +265,15 @@ class CstDesign : public NamedParameterDesign {
     double thickest = 0;
     for (int k = 1; k < 100; ++k) {
       const double psi = k / 100.0;
-      thickest = std::max(thickest, surface(s, psi, true) + surface(s, psi, false));
+      double upper, lower;
+      s.cst_surfaces(psi, upper, lower);
+      thickest = std::max(thickest, upper + lower);
     }
     return thickest * s.chord; // the largest thickness: the grid must resolve at least that
   }
 
  private:
   /// C(psi) sum_i w_i B_i,N(psi) of the upper (A) or lower (L) weights.
-  static double surface(const Shape& s, double psi, bool upper) {
-    const int degree = s.harmonics - 1;
-    double sum = 0, binomial = 1;
-    for (int i = 0; i <= degree; ++i) {
-      sum += (upper ? s.cos_coeff[i] : s.sin_coeff[i]) * binomial * std::pow(psi, i) *
-             std::pow(1 - psi, degree - i);
-      binomial = binomial * double(degree - i) / double(i + 1);
-    }
-    return std::sqrt(psi) * (1 - psi) * sum;
-  }
   Shape shape(const std::vector<double>& x) const { return shape_with(x); }
 };
 

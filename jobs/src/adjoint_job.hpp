@@ -30,6 +30,21 @@ struct AdjointJob {
   adjoint::GradientDriver driver;
 };
 
+/// Replaces the objective's weights of `job` while it lives (the case's weights again after,
+/// also when a run throws).
+class ObjectiveWeights {
+ public:
+  ObjectiveWeights(AdjointJob& job, std::vector<double> weights) : m_job(job) {
+    m_job.weights = std::move(weights);
+  }
+  ~ObjectiveWeights() { m_job.weights.clear(); }
+  ObjectiveWeights(const ObjectiveWeights&) = delete;
+  ObjectiveWeights& operator=(const ObjectiveWeights&) = delete;
+
+ private:
+  AdjointJob& m_job;
+};
+
 /// The words of a text, split at white space. Not collective.
 std::vector<std::string> words(const std::string& text);
 

@@ -283,11 +283,14 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     throw ConfigError("optimize.objective = lift_to_drag needs objective.terms = lift drag (in "
                       "that order; objective.weights are then not used)");
   auto lift_and_drag = [&](const Control& m) {
-    job.weights = {1.0, 0.0};
-    const double lift = driver.objective(m, dts);
-    job.weights = {0.0, 1.0};
-    const double drag = driver.objective(m, dts);
-    job.weights.clear();
+    const double lift = [&] {
+      const ObjectiveWeights only_lift(job, {1.0, 0.0});
+      return driver.objective(m, dts);
+    }();
+    const double drag = [&] {
+      const ObjectiveWeights only_drag(job, {0.0, 1.0});
+      return driver.objective(m, dts);
+    }();
     if (!(drag > 0))
       throw CollectiveError(
           format("the drag %.3e is not positive, so -lift/drag is undefined", drag));
@@ -308,9 +311,8 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     e.x = x;
     if (ratio) {
       const auto ld = lift_and_drag(m);
-      job.weights = {-1.0 / ld[1], ld[0] / (ld[1] * ld[1])};
+      const ObjectiveWeights linearised(job, {-1.0 / ld[1], ld[0] / (ld[1] * ld[1])});
       const adjoint::Gradient g = driver.gradient(m, dts);
-      job.weights.clear();
       e.objective = -ld[0] / ld[1];
       e.gradient = design->chain(g, x);
     } else {
@@ -330,7 +332,11 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   // The flow of a design at the end of its run, as snapshot `iteration` of <dir>/flow/.
   FieldOutput flow(domain, dir + "/flow", cfg.hash());
   const long fields_every = cfg.get_int("optimize.fields_every");
+  long flow_written = -1; // the last iteration whose flow is written
   auto write_flow = [&](const std::vector<double>& x, long iteration) {
+    if (iteration == flow_written)
+      return; // (the final design on a multiple of fields_every)
+    flow_written = iteration;
     Control m = m0;
     design->apply(x, m);
     auto ns = driver.start(m);
@@ -363,8 +369,9 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     const double feature = design->smallest_feature(r.x);
     if (!warned && feature < 2 * h) {
       warned = true;
-      log.info(format("warning: the body's smallest radius %.3e m is under two cells (h = %.3e "
-                      "m): the grid cannot resolve the shape; refine domain.cells",
+      log.info(format("warning: the body's smallest feature (a star's least radius, an "
+                      "airfoil's thickness) %.3e m is under two cells (h = %.3e m): the grid "
+                      "cannot resolve the shape; refine domain.cells",
                       feature, h));
     }
   };
@@ -387,8 +394,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   log.info(
       format("objective: %.10e -> %.10e: change %+.2f %%", j0, result.objective, 100 * reduction));
   if (ratio)
-    log.info(format("lift/drag: %.6f -> %.6f (%+.2f %%)", -j0, -result.objective,
-                    100 * (result.objective / j0 - 1.0)));
+    log.info(format("lift/drag: %.6f -> %.6f (%+.2f %%)", -j0, -result.objective, 100 * reduction));
   std::string final_design = "final design:";
   for (std::size_t i = 0; i < names.size(); ++i)
     final_design += " " + names[i] + format(" = %.12e", result.x[i]);

@@ -169,7 +169,9 @@ void WorkBalance::before() {
   combine(dim, 1.0, m_run.displacement(), 0.0, nullptr, m_u_old);
   combine(dim, 1.0, m_run.velocity(), 0.0, nullptr, m_v_old);
   m_g_old = m_run.settings().load.at(m_run.time());
-  m_energy_old = m_run.kinetic_energy() + m_run.strain_energy();
+  // The energies after() found, while the run has not moved since; else computed afresh.
+  if (m_energy_steps != m_run.steps() || m_energy_time != m_run.time())
+    m_energy_old = m_run.kinetic_energy() + m_run.strain_energy();
 }
 
 WorkBalance::Step WorkBalance::after(double dt) {
@@ -188,6 +190,9 @@ WorkBalance::Step WorkBalance::after(double dt) {
   out.kinetic = m_run.kinetic_energy();
   out.strain = m_run.strain_energy();
   out.residual = out.kinetic + out.strain - m_energy_old - out.work + out.dissipated;
+  m_energy_old = out.kinetic + out.strain;
+  m_energy_steps = m_run.steps();
+  m_energy_time = m_run.time();
   return out;
 }
 

@@ -131,7 +131,8 @@ class WorkBalance {
 
   /// Allocates the step buffers. Not collective.
   explicit WorkBalance(Newmark& run);
-  /// Records the state before a step. Collective.
+  /// Records the state before a step (its energies are those after() found, if the run has not
+  /// moved since). Collective.
   void before();
   /// The balance of the step of size dt [s] taken since before(). Collective.
   Step after(double dt);
@@ -140,6 +141,8 @@ class WorkBalance {
   Newmark& m_run;
   NodeVector m_u_old, m_v_old, m_v_mid, m_alpha_v, m_beta_v, m_cv;
   double m_g_old = 0, m_energy_old = 0;
+  long m_energy_steps = -1; ///< the run's step and time when m_energy_old was last evaluated
+  double m_energy_time = 0;
 };
 
 } // namespace elasticity

@@ -111,34 +111,48 @@ struct BasicShape {
       // The same construction as naca: the distance to the mean line minus the half thickness.
       const T xc = bx / chord;
       const T xs = xc < 0 ? T(0.0) : (xc > 1 ? T(1.0) : xc);
-      const T cls = math::sqrt(xs) * (1.0 - xs);
-      T upper = 0, lower = 0;
-      const int degree = harmonics - 1;
-      double binomial = 1; // N choose i
-      for (int i = 0; i <= degree; ++i) {
-        T basis = binomial;
-        for (int p = 0; p < i; ++p)
-          basis = basis * xs;
-        for (int p = 0; p < degree - i; ++p)
-          basis = basis * (1.0 - xs);
-        upper += cos_coeff[i] * basis;
-        lower += sin_coeff[i] * basis;
-        binomial = binomial * double(degree - i) / double(i + 1);
-      }
-      const T yc = 0.5 * cls * (upper - lower), yt = 0.5 * cls * (upper + lower);
+      T upper, lower;
+      cst_surfaces(xs, upper, lower);
+      const T yc = 0.5 * (upper - lower), yt = 0.5 * (upper + lower);
       const T ex = (xc - xs) * chord, ey = by - yc * chord;
       return math::sqrt(ex * ex + ey * ey) - yt * chord;
     }
     case ShapeKind::Star: {
       const T r = math::sqrt(dx * dx + dy * dy);
-      const T theta = math::atan2(dy, dx);
-      T rt = radius;
-      for (int k = 0; k < harmonics; ++k)
-        rt += cos_coeff[k] * math::cos((k + 1) * theta) + sin_coeff[k] * math::sin((k + 1) * theta);
-      return r - rt;
+      return r - star_radius(math::atan2(dy, dx));
     }
     }
     return T(1e300);
+  }
+
+  /// star: r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta [m].
+  KOKKOS_INLINE_FUNCTION T star_radius(const T& theta) const {
+    T r = radius;
+    for (int k = 0; k < harmonics; ++k)
+      r += cos_coeff[k] * math::cos((k + 1) * theta) + sin_coeff[k] * math::sin((k + 1) * theta);
+    return r;
+  }
+
+  /// cst: the heights, in chords, of the upper surface above the chord and of the lower one
+  /// below it at psi = x / chord in [0, 1]: sqrt(psi) (1 - psi) sum_i w_i B_i,N(psi).
+  KOKKOS_INLINE_FUNCTION void cst_surfaces(const T& psi, T& upper, T& lower) const {
+    upper = 0;
+    lower = 0;
+    const int degree = harmonics - 1;
+    double binomial = 1; // N choose i
+    for (int i = 0; i <= degree; ++i) {
+      T basis = binomial;
+      for (int p = 0; p < i; ++p)
+        basis = basis * psi;
+      for (int p = 0; p < degree - i; ++p)
+        basis = basis * (1.0 - psi);
+      upper += cos_coeff[i] * basis;
+      lower += sin_coeff[i] * basis;
+      binomial = binomial * double(degree - i) / double(i + 1);
+    }
+    const T cls = math::sqrt(psi) * (1.0 - psi);
+    upper = upper * cls;
+    lower = lower * cls;
   }
 };
 
