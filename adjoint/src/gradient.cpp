@@ -51,9 +51,12 @@ std::vector<double> GradientDriver::choose_steps(const Control& m, double t_end,
   return dts;
 }
 
-double GradientDriver::objective(const Control& m, const std::vector<double>& dts) {
+double GradientDriver::objective(const Control& m, const std::vector<double>& dts,
+                                 std::vector<double>* terms) {
   auto ns = start(m);
   ObjectiveSum J = m_objective(*ns);
+  if (terms)
+    terms->assign(J.terms(), 0.0);
   Velocity3 state = ns->make_velocity("adj::state");
   double sum = 0;
   for (std::size_t n = 0; n < dts.size(); ++n) {
@@ -67,7 +70,7 @@ double GradientDriver::objective(const Control& m, const std::vector<double>& dt
     s.velocity = &state;
     s.forces = &ns->forces();
     s.psi = &ns->potential();
-    sum += J.value(s);
+    sum += J.value(s, terms);
   }
   if (!std::isfinite(sum))
     throw CollectiveError("the objective is not finite: the forward run diverged; reduce "

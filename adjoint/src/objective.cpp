@@ -36,13 +36,19 @@ void ObjectiveSum::set_weights(const std::vector<double>& weights) {
     m_terms[i].first = weights[i];
 }
 
-double ObjectiveSum::value(const StepState& state) {
+double ObjectiveSum::value(const StepState& state, std::vector<double>* terms) {
+  if (terms && terms->size() < m_terms.size())
+    terms->resize(m_terms.size(), 0.0);
   const double w = m_window.weight(state);
   if (w == 0.0)
     return 0.0;
   double sum = 0;
-  for (auto& t : m_terms)
-    sum += t.first * t.second->value(state);
+  for (std::size_t i = 0; i < m_terms.size(); ++i) {
+    const double j = m_terms[i].second->value(state);
+    sum += m_terms[i].first * j;
+    if (terms)
+      (*terms)[i] += w * j;
+  }
   return w * sum;
 }
 

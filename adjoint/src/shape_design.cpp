@@ -13,6 +13,7 @@ namespace adjoint {
 
 namespace {
 
+using navier_stokes::BasicShape;
 using navier_stokes::Shape;
 using navier_stokes::ShapeKind;
 
@@ -83,7 +84,39 @@ class NamedParameterDesign : public ShapeDesign {
     return out;
   }
 
+  std::vector<double> thickness(const std::vector<double>& x,
+                                const std::vector<double>& stations) const override {
+    const BasicShape<Dual> s = navier_stokes::seeded(shape(x), -1);
+    std::vector<double> out;
+    for (double station : stations)
+      out.push_back(width(s, station).v);
+    return out;
+  }
+  std::vector<std::vector<double>>
+  thickness_gradient(const std::vector<double>& x,
+                     const std::vector<double>& stations) const override {
+    // Exact, with dual numbers: each parameter seeded in turn, as the mask's derivatives.
+    const Shape s = shape(x);
+    std::vector<std::vector<double>> out(stations.size(), std::vector<double>(x.size(), 0.0));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const BasicShape<Dual> d = navier_stokes::seeded(s, m_parameters[i].b);
+      for (std::size_t j = 0; j < stations.size(); ++j)
+        out[j][i] = width(d, stations[j]).d;
+    }
+    for (std::size_t j = 0; j < stations.size(); ++j)
+      add_dependent_derivatives(x, stations[j], out[j]);
+    return out;
+  }
+
  protected:
+  /// The shape that x describes (with what follows from x, such as a held radius).
+  virtual Shape shape(const std::vector<double>& x) const { return shape_with(x); }
+  /// The thickness at one station of a shape (T = Dual: with its derivative).
+  virtual Dual width(const BasicShape<Dual>& s, double station) const = 0;
+  /// Adds the derivatives of the thickness through parameters that follow from x (a held
+  /// radius) to `row`.
+  virtual void add_dependent_derivatives(const std::vector<double>&, double,
+                                         std::vector<double>&) const {}
   /// The shape of the case with x in its variables.
   Shape shape_with(const std::vector<double>& x) const {
     Shape s = m_shape;
@@ -139,12 +172,13 @@ class StarDesign : public NamedParameterDesign {
   }
   std::vector<double> chain(const Gradient& g, const std::vector<double>& x) const override {
     std::vector<double> out = NamedParameterDesign::chain(g, x);
-    if (m_hold_area) {
-      // r0 = sqrt(A0/pi - 1/2 sum c^2): dr0/dc = -c / (2 r0).
-      const double dj_dr0 = derivative_of(g, m_radius), r0 = held_radius(x);
-      for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] += dj_dr0 * (-x[i] / (2 * r0));
-    }
+    add_through_radius(x, derivative_of(g, m_radius), out);
+    return out;
+  }
+  std::vector<double> default_thickness_stations() const override {
+    std::vector<double> out;
+    for (int k = 0; k < 18; ++k)
+      out.push_back(10.0 * k);
     return out;
   }
 
@@ -183,11 +217,29 @@ class StarDesign : public NamedParameterDesign {
   }
 
  private:
-  Shape shape(const std::vector<double>& x) const {
+  Shape shape(const std::vector<double>& x) const override {
     Shape s = shape_with(x);
     if (m_hold_area && m_area0 > 0)
       s.radius = held_radius(x);
     return s;
+  }
+  Dual width(const BasicShape<Dual>& s, double station) const override {
+    const double theta = station * M_PI / 180;
+    return s.star_radius(Dual(theta)) + s.star_radius(Dual(theta + M_PI));
+  }
+  void add_dependent_derivatives(const std::vector<double>& x, double,
+                                 std::vector<double>& row) const override {
+    add_through_radius(x, 2.0, row); // the width holds r0 twice
+  }
+  /// With the area held, r0 = sqrt(A0/pi - 1/2 sum c^2) follows the coefficients c: adds
+  /// d/dr0 dr0/dc = d/dr0 (-c / (2 r0)) to `row`.
+  void add_through_radius(const std::vector<double>& x, double d_dr0,
+                          std::vector<double>& row) const {
+    if (!m_hold_area)
+      return;
+    const double r0 = held_radius(x);
+    for (std::size_t i = 0; i < row.size(); ++i)
+      row[i] += d_dr0 * (-x[i] / (2 * r0));
   }
   /// r0 that keeps the area A0 with the coefficients x (the others as in the case).
   double held_radius(const std::vector<double>& x) const {
@@ -272,9 +324,16 @@ class CstDesign : public NamedParameterDesign {
     return thickest * s.chord; // the largest thickness: the grid must resolve at least that
   }
 
+  std::vector<double> default_thickness_stations() const override {
+    return {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+  }
+
  private:
-  /// C(psi) sum_i w_i B_i,N(psi) of the upper (A) or lower (L) weights.
-  Shape shape(const std::vector<double>& x) const { return shape_with(x); }
+  Dual width(const BasicShape<Dual>& s, double station) const override {
+    Dual upper, lower;
+    s.cst_surfaces(Dual(station), upper, lower);
+    return (upper + lower) * s.chord;
+  }
 };
 
 } // namespace

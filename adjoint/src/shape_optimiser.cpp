@@ -5,6 +5,7 @@
 #include "undertow/core/error.hpp"
 #include "undertow/io/files.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -90,22 +91,47 @@ PetscErrorCode objective_and_gradient(Tao, Vec x, PetscReal* f, Vec g, void* p) 
   return 0;
 }
 
-PetscErrorCode area_constraint(Tao, Vec x, Vec ce, void* p) {
+void set_rows(const std::vector<std::vector<double>>& rows, Mat a) {
+  for (std::size_t j = 0; j < rows.size(); ++j)
+    for (std::size_t i = 0; i < rows[j].size(); ++i)
+      MatSetValue(a, static_cast<PetscInt>(j), static_cast<PetscInt>(i), rows[j][i], INSERT_VALUES);
+  MatAssemblyBegin(a, MAT_FINAL_ASSEMBLY);
+  MatAssemblyEnd(a, MAT_FINAL_ASSEMBLY);
+}
+
+/// A constraint callback of TAO: `f` fills its output from x (exceptions kept for after TAO).
+template <class F>
+PetscErrorCode guarded(void* p, F&& f) {
   auto* c = static_cast<Context*>(p);
-  VecSetValue(ce, 0, c->optimiser->area_violation(to_vector(x, c->n)), INSERT_VALUES);
-  VecAssemblyBegin(ce);
-  VecAssemblyEnd(ce);
+  try {
+    f(*c);
+  } catch (...) {
+    c->error = std::current_exception();
+    return PETSC_ERR_USER;
+  }
   return 0;
 }
 
-PetscErrorCode area_jacobian(Tao, Vec x, Mat a, Mat, void* p) {
-  auto* c = static_cast<Context*>(p);
-  const std::vector<double> d = c->optimiser->area_violation_gradient(to_vector(x, c->n));
-  for (std::size_t i = 0; i < c->n; ++i)
-    MatSetValue(a, 0, static_cast<PetscInt>(i), d[i], INSERT_VALUES);
-  MatAssemblyBegin(a, MAT_FINAL_ASSEMBLY);
-  MatAssemblyEnd(a, MAT_FINAL_ASSEMBLY);
-  return 0;
+PetscErrorCode tao_equality_constraints(Tao, Vec x, Vec ce, void* p) {
+  return guarded(p, [&](Context& c) {
+    from_vector(c.optimiser->equality_constraints(to_vector(x, c.n)), ce);
+  });
+}
+
+PetscErrorCode tao_equality_jacobian(Tao, Vec x, Mat a, Mat, void* p) {
+  return guarded(
+      p, [&](Context& c) { set_rows(c.optimiser->equality_jacobian(to_vector(x, c.n)), a); });
+}
+
+PetscErrorCode tao_inequality_constraints(Tao, Vec x, Vec ci, void* p) {
+  return guarded(p, [&](Context& c) {
+    from_vector(c.optimiser->inequality_constraints(to_vector(x, c.n)), ci);
+  });
+}
+
+PetscErrorCode tao_inequality_jacobian(Tao, Vec x, Mat a, Mat, void* p) {
+  return guarded(
+      p, [&](Context& c) { set_rows(c.optimiser->inequality_jacobian(to_vector(x, c.n)), a); });
 }
 
 PetscErrorCode monitor(Tao tao, void* p) {
@@ -178,7 +204,16 @@ void EvaluationJournal::load() {
       e.gradient.push_back(std::strtod(token.c_str(), nullptr));
     l >> failed;
     e.failed = failed != 0;
-    if (!l || e.x.size() != n || e.gradient.size() != n)
+    std::size_t constraints = 0;
+    l >> constraints;
+    for (std::size_t k = 0; k < constraints && l >> token; ++k) {
+      e.constraints.push_back(std::strtod(token.c_str(), nullptr));
+      e.constraint_gradients.emplace_back();
+      for (std::size_t i = 0; i < n && l >> token; ++i)
+        e.constraint_gradients.back().push_back(std::strtod(token.c_str(), nullptr));
+    }
+    if (!l || e.x.size() != n || e.gradient.size() != n || e.constraints.size() != constraints ||
+        (constraints > 0 && e.constraint_gradients.back().size() != n))
       throw ConfigError("--resume: " + m_path + " is damaged at evaluation " +
                         std::to_string(m_entries.size() + 1) +
                         "; remove the damaged lines at its end, or start afresh");
@@ -208,7 +243,14 @@ void EvaluationJournal::record(const Evaluation& e) {
     text += " " + hex(x.objective);
     for (double v : x.gradient)
       text += " " + hex(v);
-    text += std::string(" ") + (x.failed ? "1" : "0") + "\n";
+    text += std::string(" ") + (x.failed ? "1" : "0");
+    text += " " + std::to_string(x.constraints.size());
+    for (std::size_t k = 0; k < x.constraints.size(); ++k) {
+      text += " " + hex(x.constraints[k]);
+      for (double v : x.constraint_gradients[k])
+        text += " " + hex(v);
+    }
+    text += "\n";
   }
   run_on_root(m_comm, [&] { io::write_file_atomic(m_path, text); });
 }
@@ -224,17 +266,58 @@ ShapeOptimiser::ShapeOptimiser(const Communicator& comm, const ShapeDesign& desi
     throw ConfigError("the design bounds need one lower and one upper value per design variable "
                       "(" +
                       std::to_string(n) + ")");
+  if (m_settings.min_thickness > 0 && m_settings.thickness_stations.empty())
+    throw ConfigError("a minimum thickness needs at least one station (design.thickness_stations)");
 }
 
 double ShapeOptimiser::area_violation(const std::vector<double>& x) const {
   return (m_design.area(x) - m_area0) / m_area0;
 }
 
-std::vector<double> ShapeOptimiser::area_violation_gradient(const std::vector<double>& x) const {
-  std::vector<double> d = m_design.area_gradient(x);
-  for (double& v : d)
-    v /= m_area0;
-  return d;
+std::vector<double> ShapeOptimiser::equality_constraints(const std::vector<double>& x) {
+  std::vector<double> c;
+  if (m_settings.hold_area)
+    c.push_back(area_violation(x));
+  if (!m_settings.flow_constraints.empty()) {
+    const Evaluation& e = evaluate(x);
+    c.insert(c.end(), e.constraints.begin(), e.constraints.end());
+  }
+  return c;
+}
+
+std::vector<std::vector<double>> ShapeOptimiser::equality_jacobian(const std::vector<double>& x) {
+  std::vector<std::vector<double>> rows;
+  if (m_settings.hold_area) {
+    rows.push_back(m_design.area_gradient(x));
+    for (double& v : rows.back())
+      v /= m_area0;
+  }
+  if (!m_settings.flow_constraints.empty()) {
+    const Evaluation& e = evaluate(x);
+    rows.insert(rows.end(), e.constraint_gradients.begin(), e.constraint_gradients.end());
+  }
+  return rows;
+}
+
+std::vector<double> ShapeOptimiser::inequality_constraints(const std::vector<double>& x) const {
+  std::vector<double> c;
+  if (inequalities() == 0)
+    return c;
+  const double t_min = m_settings.min_thickness;
+  for (double t : m_design.thickness(x, m_settings.thickness_stations))
+    c.push_back((t - t_min) / t_min);
+  return c;
+}
+
+std::vector<std::vector<double>>
+ShapeOptimiser::inequality_jacobian(const std::vector<double>& x) const {
+  if (inequalities() == 0)
+    return {};
+  auto rows = m_design.thickness_gradient(x, m_settings.thickness_stations);
+  for (auto& row : rows)
+    for (double& v : row)
+      v /= m_settings.min_thickness;
+  return rows;
 }
 
 const Evaluation& ShapeOptimiser::evaluate(const std::vector<double>& x) {
@@ -272,6 +355,16 @@ const Evaluation& ShapeOptimiser::evaluate(const std::vector<double>& x) {
     ++m_failed;
     m_log.info("  trial design rejected, the line search backtracks: " +
                (e.why.empty() ? std::string("its flow solve failed") : e.why));
+    e.constraints = m_good_constraints;
+    e.constraint_gradients = m_good_constraint_gradients;
+  } else {
+    if (e.constraints.size() != m_settings.flow_constraints.size() ||
+        e.constraint_gradients.size() != e.constraints.size())
+      throw Error("ShapeOptimiser: the evaluation gave " + std::to_string(e.constraints.size()) +
+                  " flow constraints, the settings name " +
+                  std::to_string(m_settings.flow_constraints.size()));
+    m_good_constraints = e.constraints;
+    m_good_constraint_gradients = e.constraint_gradients;
   }
   m_seen.push_back(e);
   return m_seen.back();
@@ -291,6 +384,17 @@ void ShapeOptimiser::iteration_done(const std::vector<double>& x, double gradien
   r.objective = e ? e->objective : evaluate(x).objective;
   r.gradient_norm = gradient_norm;
   r.area_violation = area_violation(x);
+  r.flow_constraints = e ? e->constraints : evaluate(x).constraints;
+  if (m_settings.hold_area)
+    r.constraint_violation = std::abs(r.area_violation);
+  for (double c : r.flow_constraints)
+    r.constraint_violation = std::max(r.constraint_violation, std::abs(c));
+  for (double c : inequality_constraints(x))
+    r.constraint_violation = std::max(r.constraint_violation, -c);
+  if (inequalities() > 0) {
+    const auto t = m_design.thickness(x, m_settings.thickness_stations);
+    r.least_thickness = *std::min_element(t.begin(), t.end());
+  }
   r.step = step;
   r.evaluations = m_evaluations;
   r.seconds = now() - m_start;
@@ -309,8 +413,8 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   m_start = now();
   Context context{this, n, nullptr, 1e6, std::vector<double>(n, 0.0)};
 
-  Vec x, lo, hi, ce = nullptr;
-  Mat ae = nullptr;
+  Vec x, lo, hi, ce = nullptr, ci = nullptr;
+  Mat ae = nullptr, ai = nullptr;
   VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(n), &x);
   VecDuplicate(x, &lo);
   VecDuplicate(x, &hi);
@@ -323,18 +427,30 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   TaoSetSolution(tao, x);
   TaoSetVariableBounds(tao, lo, hi);
   TaoSetObjectiveAndGradient(tao, nullptr, objective_and_gradient, &context);
-  TaoSetTolerances(tao, m_settings.gradient_tolerance, 0, 0);
-  TaoSetMaximumIterations(tao, static_cast<PetscInt>(m_settings.max_iterations));
-  TaoSetMaximumFunctionEvaluations(tao, static_cast<PetscInt>(20 * m_settings.max_iterations));
-  if (m_settings.fixed_area) {
+  const bool constrained = equalities() + inequalities() > 0;
+  if (constrained) {
     TaoSetType(tao, TAOALMM);
-    VecCreateSeq(PETSC_COMM_SELF, 1, &ce);
-    MatCreateSeqDense(PETSC_COMM_SELF, 1, static_cast<PetscInt>(n), nullptr, &ae);
-    TaoSetEqualityConstraintsRoutine(tao, ce, area_constraint, &context);
-    TaoSetJacobianEqualityRoutine(tao, ae, ae, area_jacobian, &context);
-    TaoSetConstraintTolerances(tao, m_settings.area_tolerance, 0);
-    // The classic formulation starts from the given penalty (PHR picks its own from |J|).
-    TaoALMMSetType(tao, TAO_ALMM_CLASSIC);
+    if (equalities() > 0) {
+      const auto m = static_cast<PetscInt>(equalities());
+      VecCreateSeq(PETSC_COMM_SELF, m, &ce);
+      MatCreateSeqDense(PETSC_COMM_SELF, m, static_cast<PetscInt>(n), nullptr, &ae);
+      TaoSetEqualityConstraintsRoutine(tao, ce, tao_equality_constraints, &context);
+      TaoSetJacobianEqualityRoutine(tao, ae, ae, tao_equality_jacobian, &context);
+    }
+    if (inequalities() > 0) {
+      const auto m = static_cast<PetscInt>(inequalities());
+      VecCreateSeq(PETSC_COMM_SELF, m, &ci);
+      MatCreateSeqDense(PETSC_COMM_SELF, m, static_cast<PetscInt>(n), nullptr, &ai);
+      TaoSetInequalityConstraintsRoutine(tao, ci, tao_inequality_constraints, &context);
+      TaoSetJacobianInequalityRoutine(tao, ai, ai, tao_inequality_jacobian, &context);
+    }
+    // Powell-Hestenes-Rockafellar: no slack variables for the inequalities, and the first
+    // penalty from |J| and the violations. (The classic formulation's BLMVM subproblems took
+    // 5-20 times the evaluations on the problems of tests/mpi/test_shape_optimiser.cpp, with
+    // line searches that failed after a multiplier update.) PHR holds the constraints to the
+    // gradient's tolerance.
+    TaoSetConstraintTolerances(tao, m_settings.gradient_tolerance, 0);
+    TaoALMMSetType(tao, TAO_ALMM_PHR);
     TaoALMMGetSubsolver(tao, &designer);
     TaoSetType(designer, TAOBLMVM);
     TaoSetTolerances(designer, m_settings.gradient_tolerance, 0, 0);
@@ -343,14 +459,14 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
     TaoSetType(tao, TAOBLMVM);
     designer = tao;
   }
+  // After TaoSetType, which may reset them.
+  TaoSetTolerances(tao, m_settings.gradient_tolerance, 0, 0);
+  TaoSetMaximumIterations(tao, static_cast<PetscInt>(m_settings.max_iterations));
+  TaoSetMaximumFunctionEvaluations(tao, static_cast<PetscInt>(20 * m_settings.max_iterations));
   TaoSetMonitor(designer, monitor, &context, nullptr);
   TaoSetConvergenceTest(tao, convergence_test, &context);
   if (designer != tao)
     TaoSetConvergenceTest(designer, convergence_test, &context);
-  if (m_settings.fixed_area) {
-    const std::string mu = "-optimize_tao_almm_mu_init " + std::to_string(m_settings.area_penalty);
-    PetscOptionsInsertString(nullptr, mu.c_str());
-  }
   if (!m_settings.petsc_options.empty())
     PetscOptionsInsertString(nullptr, m_settings.petsc_options.c_str());
   TaoSetFromOptions(tao);
@@ -372,7 +488,9 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   VecDestroy(&lo);
   VecDestroy(&hi);
   VecDestroy(&ce);
+  VecDestroy(&ci);
   MatDestroy(&ae);
+  MatDestroy(&ai);
   TaoDestroy(&tao);
   if (context.error)
     std::rethrow_exception(context.error);

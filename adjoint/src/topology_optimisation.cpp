@@ -140,9 +140,9 @@ TopologyIteration TopologyOptimisation::step() {
   out.volume = global_sum(comm, m_solver.density()) / cells;
   out.seconds_update = seconds_since(start);
   if (!std::isfinite(out.compliance))
-    throw CollectiveError("topology: the compliance is not finite at iteration " +
-                          std::to_string(out.iteration) +
-                          "; raise material.youngs_modulus_min so that void elements keep some stiffness");
+    throw CollectiveError(
+        "topology: the compliance is not finite at iteration " + std::to_string(out.iteration) +
+        "; raise material.youngs_modulus_min so that void elements keep some stiffness");
   return out;
 }
 

@@ -33,9 +33,13 @@ def main(out):
     ax[0].set_xlabel("design iteration")
     ax[0].set_ylabel("objective J")
     ax[0].grid(True, alpha=0.3)
-    ax[1].semilogy(history["iteration"], history["gradient_norm"], "s-")
+    ax[1].semilogy(history["iteration"], history["gradient_norm"], "s-",
+                   label="|projected dJ/dx| (of the Lagrangian)")
+    violation = history.get("constraint_violation", [])
+    if any(v > 0 for v in violation):
+        ax[1].semilogy(history["iteration"], violation, "^-", label="constraint violation")
     ax[1].set_xlabel("design iteration")
-    ax[1].set_ylabel("|projected dJ/dx|")
+    ax[1].legend()
     ax[1].grid(True, alpha=0.3)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "convergence.png"), dpi=120)

@@ -171,12 +171,26 @@ void declare_optimize_keys(ConfigSchema& s) {
   s.add("design.angle_bounds", ValueType::RealList, "-10 15",
         "undertow optimize: lower and upper bound of a CST airfoil's angle of attack [deg]")
       .items(2, 2);
+  s.add("design.min_thickness", ValueType::Real, "0",
+        "undertow optimize: the least thickness [m] at each of design.thickness_stations, an "
+        "inequality constraint of TAOALMM (0: none)")
+      .at_least(0);
+  s.add("design.thickness_stations", ValueType::RealList, "",
+        "undertow optimize: where design.min_thickness holds: chord fractions psi in (0, 1) of "
+        "a CST airfoil (its surfaces' distance there), directions theta [deg] of a star (its "
+        "width r(theta) + r(theta + 180) through the centre); empty: psi = 0.1 ... 0.6, or "
+        "every 10 degrees")
+      .items(0, 64);
   s.add("optimize.objective", ValueType::Choice, "weighted",
         "undertow optimize: weighted minimises the [objective] sum; lift_to_drag maximises "
-        "lift/drag of objective.obstacle (minimises -C_L/C_D, with objective.terms = lift "
-        "drag, each averaged or final as objective.time says; three forward runs and one "
-        "adjoint sweep per design)")
-      .one_of({"weighted", "lift_to_drag"});
+        "lift/drag (minimises -C_L/C_D; two forward runs and one adjoint sweep per design); "
+        "drag_at_lift minimises C_D with C_L = optimize.lift_target, an equality constraint of "
+        "TAOALMM (two forward runs and two adjoint sweeps per design); both with "
+        "objective.terms = lift drag, each averaged or final as objective.time says")
+      .one_of({"weighted", "lift_to_drag", "drag_at_lift"});
+  s.add("optimize.lift_target", ValueType::String, "initial",
+        "undertow optimize, objective = drag_at_lift: the lift coefficient the design keeps, a "
+        "number, or initial for that of the initial design");
   s.add("optimize.area", ValueType::Choice, "fixed",
         "undertow optimize: fixed holds the body's area at its initial value exactly, r0 "
         "following from the coefficients (TAOBLMVM on them); almm holds it as an equality "
@@ -189,18 +203,14 @@ void declare_optimize_keys(ConfigSchema& s) {
       .at_least(1);
   s.add("optimize.gradient_tolerance", ValueType::Real, "1e-3",
         "undertow optimize: stop when the projected gradient's norm (of the Lagrangian) falls "
-        "below this [units of J per unit of x]")
-      .above(0);
-  s.add("optimize.area_tolerance", ValueType::Real, "1e-4",
-        "undertow optimize: allowed relative area deviation |A - A0| / A0 at convergence")
-      .above(0);
-  s.add("optimize.area_penalty", ValueType::Real, "1000",
-        "undertow optimize: the augmented Lagrangian's first penalty mu on (A - A0) / A0 (in "
-        "units of J); larger keeps the area closer while the shape changes")
+        "below this [units of J per unit of x], and, with constraints (TAOALMM), each "
+        "constraint's violation too (the relative area deviation, |C_L - C_L*|, a thickness's "
+        "relative shortfall)")
       .above(0);
   s.add("optimize.petsc_options", ValueType::String, "",
         "undertow optimize: PETSc options for the TAO solver, with the prefix optimize_ (e.g. "
-        "-optimize_tao_almm_mu_init 100 -optimize_tao_ls_type armijo)");
+        "-optimize_tao_ls_type armijo, or -optimize_tao_almm_type classic "
+        "-optimize_tao_almm_mu_init 100 for the classic augmented Lagrangian)");
   s.add("optimize.fields_every", ValueType::Integer, "0",
         "undertow optimize: write the flow of the design (its state at time.t_end, one more "
         "forward run) to <output>/flow/ every this many design iterations, as an XDMF series "
@@ -239,19 +249,41 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
                                       cfg.get_real("design.coefficient_bound"));
   adjoint::OptimiserSettings settings;
   bounds_from(cfg, *design, settings.lower, settings.upper);
-  settings.fixed_area = area_mode == "almm";
+  settings.hold_area = area_mode == "almm";
+  settings.min_thickness = cfg.get_real("design.min_thickness");
+  settings.thickness_stations = cfg.get_real_list("design.thickness_stations");
+  if (settings.thickness_stations.empty())
+    settings.thickness_stations = design->default_thickness_stations();
+  for (double station : settings.thickness_stations)
+    if (cst ? !(station > 0 && station < 1) : !(station >= 0 && station < 360))
+      throw ConfigError(format("design.thickness_stations: %g is not ", station) +
+                        (cst ? "a chord fraction in (0, 1)" : "a direction in [0, 360) degrees"));
   settings.max_iterations = cfg.get_int("optimize.max_iterations");
   settings.gradient_tolerance = cfg.get_real("optimize.gradient_tolerance");
-  settings.area_tolerance = cfg.get_real("optimize.area_tolerance");
-  settings.area_penalty = cfg.get_real("optimize.area_penalty");
   settings.petsc_options = cfg.get_string("optimize.petsc_options");
   settings.stop_after_evaluations = opt.stop_after_evaluations;
   settings.fail_evaluation = opt.fail_evaluation;
 
+  const std::string goal = cfg.get_string("optimize.objective");
+  const bool ratio = goal == "lift_to_drag", at_lift = goal == "drag_at_lift";
+  if ((ratio || at_lift) &&
+      words(cfg.get_string("objective.terms")) != std::vector<std::string>{"lift", "drag"})
+    throw ConfigError("optimize.objective = " + goal +
+                      " needs objective.terms = lift drag (in that order; objective.weights are "
+                      "then not used)");
+  if (at_lift)
+    settings.flow_constraints = {"lift_deviation"};
+  const bool almm = settings.hold_area || at_lift || settings.min_thickness > 0;
   log.info("design: " + design->describe() +
-           (area_mode == "fixed"  ? "; area held exactly (TAOBLMVM)"
-            : area_mode == "almm" ? "; area held by TAOALMM (BLMVM subproblems)"
-                                  : "; bounds only (TAOBLMVM)"));
+           (area_mode == "fixed"  ? "; area held exactly"
+            : area_mode == "almm" ? "; area held by TAOALMM"
+                                  : "; area free") +
+           (at_lift ? "; lift held by TAOALMM" : "") +
+           (settings.min_thickness > 0
+                ? format("; thickness >= %g m at %.0f stations (TAOALMM)", settings.min_thickness,
+                         double(settings.thickness_stations.size()))
+                : std::string()) +
+           (almm ? " (BLMVM subproblems)" : " (TAOBLMVM)"));
   // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a
   // CFL-chosen dt would jump with the shape.
   const std::vector<double> dts = driver.choose_steps(
@@ -275,34 +307,39 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     log.info("resuming: " + std::to_string(journal.size()) +
              " recorded evaluations will be replayed without flow solves");
   }
-  // J(x): the case's objective, or -L/D of its two terms (lift, drag). The ratio's gradient is
-  // that of its linearisation at x, -dL/D + L dD/D^2: the objective with the weights
-  // (-1/D, L/D^2) found by two forward runs.
-  const bool ratio = cfg.get_string("optimize.objective") == "lift_to_drag";
-  if (ratio && words(cfg.get_string("objective.terms")) != std::vector<std::string>{"lift", "drag"})
-    throw ConfigError("optimize.objective = lift_to_drag needs objective.terms = lift drag (in "
-                      "that order; objective.weights are then not used)");
+  // J(x): the case's objective; -L/D of its two terms (lift, drag); or D with L - L* = 0. The
+  // ratio's gradient is that of its linearisation at x, -dL/D + L dD/D^2: the objective with
+  // the weights (-1/D, L/D^2) that a forward run finds first.
   auto lift_and_drag = [&](const Control& m) {
-    const double lift = [&] {
-      const ObjectiveWeights only_lift(job, {1.0, 0.0});
-      return driver.objective(m, dts);
-    }();
-    const double drag = [&] {
-      const ObjectiveWeights only_drag(job, {0.0, 1.0});
-      return driver.objective(m, dts);
-    }();
-    if (!(drag > 0))
+    std::vector<double> terms;
+    driver.objective(m, dts, &terms);
+    if (ratio && !(terms[1] > 0))
       throw CollectiveError(
-          format("the drag %.3e is not positive, so -lift/drag is undefined", drag));
-    return std::array<double, 2>{lift, drag};
+          format("the drag %.3e is not positive, so -lift/drag is undefined", terms[1]));
+    return std::array<double, 2>{terms[0], terms[1]};
   };
+  double lift_target = 0;
+  if (at_lift) {
+    const std::string target = cfg.get_string("optimize.lift_target");
+    if (target == "initial") {
+      lift_target = lift_and_drag(m0)[0];
+    } else {
+      char* end = nullptr;
+      lift_target = std::strtod(target.c_str(), &end);
+      if (end == target.c_str() || *end != '\0' || !std::isfinite(lift_target))
+        throw ConfigError("optimize.lift_target = '" + target +
+                          "' is neither a number (the lift coefficient to keep) nor initial");
+    }
+    log.info(format("lift target: C_L = %.10e", lift_target));
+  }
+  // The functions of x that --taylor tests: J, and C_L with a lift target.
   auto objective_at = [&](const std::vector<double>& x) {
     Control m = m0;
     design->apply(x, m);
-    if (!ratio)
+    if (!ratio && !at_lift)
       return driver.objective(m, dts);
     const auto ld = lift_and_drag(m);
-    return -ld[0] / ld[1];
+    return ratio ? -ld[0] / ld[1] : ld[1];
   };
   auto evaluate = [&](const std::vector<double>& x) {
     Control m = m0;
@@ -315,6 +352,19 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
       const adjoint::Gradient g = driver.gradient(m, dts);
       e.objective = -ld[0] / ld[1];
       e.gradient = design->chain(g, x);
+    } else if (at_lift) {
+      const adjoint::Gradient drag = [&] {
+        const ObjectiveWeights only_drag(job, {0.0, 1.0});
+        return driver.gradient(m, dts);
+      }();
+      const adjoint::Gradient lift = [&] {
+        const ObjectiveWeights only_lift(job, {1.0, 0.0});
+        return driver.gradient(m, dts);
+      }();
+      e.objective = drag.objective;
+      e.gradient = design->chain(drag, x);
+      e.constraints = {lift.objective - lift_target};
+      e.constraint_gradients = {design->chain(lift, x)};
     } else {
       const adjoint::Gradient g = driver.gradient(m, dts);
       e.objective = g.objective;
@@ -324,8 +374,13 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   };
 
   const std::vector<std::string>& names = design->names();
-  std::vector<std::string> columns = {"iteration", "objective",   "gradient_norm", "area_violation",
-                                      "step",      "flow_solves", "seconds"};
+  std::vector<std::string> columns = {
+      "iteration", "objective",   "gradient_norm", "area_violation", "constraint_violation",
+      "step",      "flow_solves", "seconds"};
+  for (const auto& n : settings.flow_constraints)
+    columns.push_back(n);
+  if (settings.min_thickness > 0)
+    columns.push_back("least_thickness");
   for (const auto& n : names)
     columns.push_back(n);
   io::CsvSeries history(comm, dir + "/history.csv", columns);
@@ -347,18 +402,22 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const int points = static_cast<int>(cfg.get_int("optimize.shape_points"));
   double j0 = 0;
   bool warned = false;
-  log.info(" iter   objective J          |grad|      area dev    step       solves   wall [s]");
+  log.info(" iter   objective J          |grad|      area dev    violation   step       solves   "
+           "wall [s]");
   auto monitor = [&](const IterationRecord& r) {
     if (r.iteration == 0)
       j0 = r.objective;
     char line[160];
-    std::snprintf(line, sizeof line, "%5ld   %.10e   %.3e   %+.2e   %.3e   %6ld   %8.1f",
-                  r.iteration, r.objective, r.gradient_norm, r.area_violation, r.step,
-                  r.evaluations, r.seconds);
+    std::snprintf(line, sizeof line, "%5ld   %.10e   %.3e   %+.2e   %.3e   %.3e   %6ld   %8.1f",
+                  r.iteration, r.objective, r.gradient_norm, r.area_violation,
+                  r.constraint_violation, r.step, r.evaluations, r.seconds);
     log.info(line);
     std::vector<double> row = {
-        double(r.iteration),   r.objective, r.gradient_norm, r.area_violation, r.step,
-        double(r.evaluations), r.seconds};
+        double(r.iteration),    r.objective, r.gradient_norm,       r.area_violation,
+        r.constraint_violation, r.step,      double(r.evaluations), r.seconds};
+    row.insert(row.end(), r.flow_constraints.begin(), r.flow_constraints.end());
+    if (settings.min_thickness > 0)
+      row.push_back(r.least_thickness);
     row.insert(row.end(), r.x.begin(), r.x.end());
     history.append(row);
     char name[64];
@@ -400,6 +459,14 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     final_design += " " + names[i] + format(" = %.12e", result.x[i]);
   log.info(final_design);
   log.info(format("area %.6e m^2 (initial %.6e m^2)", design->area(result.x), design->area(x0)));
+  if (settings.min_thickness > 0) {
+    const auto t = design->thickness(result.x, settings.thickness_stations);
+    log.info(format("least thickness %.6e m at the stations (at least %.6e m)",
+                    *std::min_element(t.begin(), t.end()), settings.min_thickness));
+  }
+  if (at_lift)
+    log.info(format("lift: C_L = %.10e (target %.10e)",
+                    lift_target + optimiser.evaluate(result.x).constraints[0], lift_target));
   const std::string run_settings = design_as_settings(m_final, obstacle);
   run_on_root(comm, [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
   write_outline(comm, *design, result.x, points, dir + "/shapes/final.csv");
@@ -438,38 +505,66 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
       for (const auto& p : list)
         if (p.name == names[i])
           h[i] = (i % 2 ? -1.0 : 1.0) * p.scale / double(i + 1);
+    // The functions tested, from one forward run at each point: J, and with a lift target C_L.
+    const std::vector<std::string> tested =
+        at_lift ? std::vector<std::string>{"J", "C_L"} : std::vector<std::string>{"J"};
+    auto values_at = [&](const std::vector<double>& x) {
+      if (!at_lift)
+        return std::vector<double>{objective_at(x)};
+      Control m = m0;
+      design->apply(x, m);
+      const auto ld = lift_and_drag(m);
+      return std::vector<double>{ld[1], ld[0]};
+    };
+    auto dot_h = [&](const std::vector<double>& g) {
+      double sum = 0;
+      for (std::size_t i = 0; i < h.size(); ++i)
+        sum += g[i] * h[i];
+      return sum;
+    };
     const char* where[2] = {"initial", "final"};
     for (int w = 0; w < 2; ++w) {
       const std::vector<double>& x = w == 0 ? x0 : result.x;
       const Evaluation e = evaluate(x);
-      double dj_h = 0;
-      for (std::size_t i = 0; i < h.size(); ++i)
-        dj_h += e.gradient[i] * h[i];
-      log.info(std::string("Taylor test at the ") + where[w] +
-               format(" design: dJ.h = % .10e", dj_h));
-      std::vector<double> remainders;
-      double min_found = 1e300;
+      std::vector<double> f0 = {e.objective}, slope = {dot_h(e.gradient)};
+      if (at_lift) {
+        f0.push_back(lift_target + e.constraints[0]);
+        slope.push_back(dot_h(e.constraint_gradients[0]));
+      }
+      log.info(std::string("Taylor test at the ") + where[w] + " design:");
+      for (std::size_t f = 0; f < tested.size(); ++f)
+        log.info("  d" + tested[f] + format(".h = % .10e", slope[f]));
+      std::vector<std::vector<double>> remainders(tested.size());
       for (int k = 0; k <= halvings; ++k) {
         const double eps = eps0 / std::pow(2.0, k);
         std::vector<double> xp = x;
         for (std::size_t i = 0; i < h.size(); ++i)
           xp[i] += eps * h[i];
-        remainders.push_back(std::abs(objective_at(xp) - e.objective - eps * dj_h));
-        const double rate =
-            k > 0 ? std::log2(remainders[static_cast<std::size_t>(k - 1)] / remainders.back())
-                  : 0.0;
-        if (k > 0)
-          min_found = std::min(min_found, rate);
-        log.info(format("  eps = %.4e  |J(x + eps h) - J(x) - eps dJ.h| = %.4e", eps,
-                        remainders.back()) +
-                 (k > 0 ? format("  rate %.3f", rate) : std::string()));
+        const std::vector<double> values = values_at(xp);
+        for (std::size_t f = 0; f < tested.size(); ++f) {
+          auto& r = remainders[f];
+          r.push_back(std::abs(values[f] - f0[f] - eps * slope[f]));
+          const std::string& n = tested[f];
+          log.info(format("  eps = %.4e  |", eps) + n + "(x + eps h) - " + n + "(x) - eps d" + n +
+                   format(".h| = %.4e", r.back()) +
+                   (k > 0 ? format("  rate %.3f", std::log2(r[r.size() - 2] / r.back()))
+                          : std::string()));
+        }
       }
-      const bool pass = min_found >= min_rate;
-      log.info(format("  minimum rate %.3f: ", min_found) + (pass ? "passed" : "FAILED"));
-      report["taylor"][where[w]]["min_rate"] = min_found;
-      report["taylor"][where[w]]["passed"] = pass;
-      if (!pass)
-        code = kCheckFailed;
+      for (std::size_t f = 0; f < tested.size(); ++f) {
+        double min_found = 1e300;
+        const auto& r = remainders[f];
+        for (std::size_t k = 1; k < r.size(); ++k)
+          min_found = std::min(min_found, std::log2(r[k - 1] / r[k]));
+        const bool pass = min_found >= min_rate;
+        log.info("  " + tested[f] + format(": minimum rate %.3f: ", min_found) +
+                 (pass ? "passed" : "FAILED"));
+        const std::string key = f == 0 ? std::string(where[w]) : std::string(where[w]) + "_lift";
+        report["taylor"][key]["min_rate"] = min_found;
+        report["taylor"][key]["passed"] = pass;
+        if (!pass)
+          code = kCheckFailed;
+      }
     }
   }
   run_on_root(comm, [&] {

@@ -49,8 +49,10 @@ class GradientDriver {
   /// shortened to land on t_end), or at CFL number `cfl`, chosen by a forward run of m and then
   /// frozen. Collective.
   std::vector<double> choose_steps(const Control& m, double t_end, double dt, double cfl);
-  /// J(m) over the given steps (forward run only). Collective.
-  double objective(const Control& m, const std::vector<double>& dts);
+  /// J(m) over the given steps (forward run only). With `terms`, also each term's own value
+  /// (without its weight; the lift and the drag of a ratio), from the same run. Collective.
+  double objective(const Control& m, const std::vector<double>& dts,
+                   std::vector<double>* terms = nullptr);
   /// J(m) and dJ/dm (forward run with tapes, then the reverse sweep). Collective.
   Gradient gradient(const Control& m, const std::vector<double>& dts);
   const Domain& domain() const { return m_domain; }

@@ -65,8 +65,10 @@ class ObjectiveSum {
  public:
   explicit ObjectiveSum(TimeWindow window) : m_window(window) {}
   void add(double weight, std::unique_ptr<Objective> term);
-  /// w_n sum_i c_i j_i(state): the contribution of this step. Collective.
-  double value(const StepState& state);
+  /// w_n sum_i c_i j_i(state): the contribution of this step. With `terms`, also adds each
+  /// term's own contribution w_n j_i (without its weight c_i) to terms[i], resized to terms()
+  /// if it is shorter. Collective.
+  double value(const StepState& state, std::vector<double>* terms = nullptr);
   /// Its derivatives, into `seeds` (which it zeroes first). Collective.
   void derivative(const StepState& state, StepSeeds& seeds);
   std::string describe() const;

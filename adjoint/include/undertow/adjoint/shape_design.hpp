@@ -44,6 +44,18 @@ class ShapeDesign {
   /// The smallest local size of the body [m] (the least radius of a star), which a grid must
   /// resolve. Not collective.
   virtual double smallest_feature(const std::vector<double>& x) const = 0;
+  /// The body's thickness [m] at each of `stations`: for an airfoil, the distance between its
+  /// surfaces at the chord fractions psi = stations (0 < psi < 1); for a star, its width
+  /// through the centre, r(theta) + r(theta + pi), in the directions theta = stations [deg].
+  /// Not collective.
+  virtual std::vector<double> thickness(const std::vector<double>& x,
+                                        const std::vector<double>& stations) const = 0;
+  /// d thickness_j / dx_i, one row j per station (exact). Not collective.
+  virtual std::vector<std::vector<double>>
+  thickness_gradient(const std::vector<double>& x, const std::vector<double>& stations) const = 0;
+  /// The stations of a thickness constraint whose case names none: every 10 degrees of a star,
+  /// psi = 0.1, 0.2, ..., 0.6 of an airfoil. Not collective.
+  virtual std::vector<double> default_thickness_stations() const = 0;
 };
 
 /// A star-shaped body r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta (0-based index

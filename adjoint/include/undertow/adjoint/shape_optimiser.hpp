@@ -1,9 +1,14 @@
 #pragma once
 /// \file
 /// Gradient-based shape optimisation with PETSc TAO (docs/optimization.md): bounded
-/// quasi-Newton (TAOBLMVM) on the design variables of a ShapeDesign, and, with the area held at
-/// its initial value, TAO's augmented Lagrangian (TAOALMM, BLMVM as its subsolver). Each
-/// evaluation of J(x) and dJ/dx is a forward run and an adjoint sweep, supplied by the caller.
+/// quasi-Newton (TAOBLMVM) on the design variables of a ShapeDesign, and, with constraints, TAO's
+/// augmented Lagrangian (TAOALMM, BLMVM as its subsolver). The constraints are
+///   - the area held at its initial value, (A(x) - A0) / A0 = 0;
+///   - flow constraints c_k(x) = 0 that each evaluation returns with their gradients (a lift
+///     target: C_L(x) - C_L* = 0, one more adjoint sweep per design);
+///   - a minimum thickness at stations, (t_j(x) - t_min) / t_min >= 0.
+/// Each evaluation of J(x) and dJ/dx is a forward run and an adjoint sweep, supplied by the
+/// caller.
 ///
 /// Every rank runs the same small TAO problem (PETSC_COMM_SELF): J and dJ/dx come out of global
 /// reductions, equal on every rank, so every rank takes the same decisions; the evaluations
@@ -26,22 +31,28 @@ namespace undertow {
 namespace adjoint {
 
 struct OptimiserSettings {
-  bool fixed_area = true;           ///< hold A(x) = A(x0) (TAOALMM); false: bounds only
-  long max_iterations = 30;         ///< design iterations (TAO iterations of BLMVM)
-  double gradient_tolerance = 1e-5; ///< stop at |projected dJ/dx| (of the Lagrangian) below this
-  double area_tolerance = 1e-6;     ///< allowed |A - A0| / A0 at convergence
-  double area_penalty = 1000;       ///< the augmented Lagrangian's first penalty parameter
+  bool hold_area = false; ///< (A(x) - A(x0)) / A(x0) = 0 as a constraint (TAOALMM)
+  /// Names of the equality constraints c_k(x) = 0 that each evaluation returns
+  /// (Evaluation::constraints), e.g. "lift_deviation" (TAOALMM).
+  std::vector<std::string> flow_constraints;
+  double min_thickness = 0;               ///< > 0: thickness >= this [m] at each station (TAOALMM)
+  std::vector<double> thickness_stations; ///< see ShapeDesign::thickness
+  long max_iterations = 30;               ///< design iterations (TAO iterations of BLMVM)
+  /// Stop at |projected dJ/dx| (of the Lagrangian) below this, every constraint's violation too.
+  double gradient_tolerance = 1e-5;
   std::vector<double> lower, upper; ///< bounds of each variable
-  std::string petsc_options;        ///< e.g. "-optimize_tao_almm_mu_init 100"
+  std::string petsc_options;        ///< e.g. "-optimize_tao_almm_type classic"
   long stop_after_evaluations = -1; ///< fault injection: throw Error after this many (< 0: never)
   long fail_evaluation = -1;        ///< fault injection: evaluation number this (1-based) fails
 };
 
-/// One evaluation of J and dJ/dx at x.
+/// One evaluation of J and dJ/dx at x (and of the flow constraints c_k and dc_k/dx).
 struct Evaluation {
   std::vector<double> x;
   double objective = 0;
   std::vector<double> gradient;
+  std::vector<double> constraints; ///< c_k(x), OptimiserSettings::flow_constraints
+  std::vector<std::vector<double>> constraint_gradients; ///< dc_k/dx
   bool failed = false; ///< the flow solve diverged: J is taken as +infinity, and TAO backtracks
   std::string why;     ///< the failure's message
 };
@@ -78,9 +89,14 @@ struct IterationRecord {
   double objective = 0;      ///< J(x)
   double gradient_norm = 0;  ///< |dJ/dx| (of the Lagrangian, projected on the bounds)
   double area_violation = 0; ///< (A(x) - A0) / A0
-  double step = 0;           ///< the line search's step length
-  long evaluations = 0;      ///< flow solves (forward + adjoint) so far, replayed ones included
-  double seconds = 0;        ///< wall time so far
+  /// The largest violation of the constraints TAO holds: |c| of an equality, the shortfall
+  /// max(0, -c) of an inequality (0 without constraints).
+  double constraint_violation = 0;
+  std::vector<double> flow_constraints; ///< c_k(x)
+  double least_thickness = 0;           ///< min_j t_j(x) [m] (a thickness constraint)
+  double step = 0;                      ///< the line search's step length
+  long evaluations = 0; ///< flow solves (forward + adjoint) so far, replayed ones included
+  double seconds = 0;   ///< wall time so far
   std::vector<double> x;
 };
 
@@ -114,9 +130,22 @@ class ShapeOptimiser {
   void iteration_done(const std::vector<double>& x, double gradient_norm, double step);
   /// The design iterations reached optimize.max_iterations.
   bool budget_spent() const { return m_iteration >= m_settings.max_iterations; }
-  /// (A(x) - A0) / A0 and its gradient.
+  /// (A(x) - A0) / A0.
   double area_violation(const std::vector<double>& x) const;
-  std::vector<double> area_violation_gradient(const std::vector<double>& x) const;
+  /// The equality constraints TAO holds at x: the area's, then the flow constraints; and their
+  /// gradients (rows). Collective (an evaluation).
+  std::vector<double> equality_constraints(const std::vector<double>& x);
+  std::vector<std::vector<double>> equality_jacobian(const std::vector<double>& x);
+  /// The inequality constraints (t_j(x) - t_min) / t_min >= 0 and their gradients. Not
+  /// collective.
+  std::vector<double> inequality_constraints(const std::vector<double>& x) const;
+  std::vector<std::vector<double>> inequality_jacobian(const std::vector<double>& x) const;
+  std::size_t equalities() const {
+    return (m_settings.hold_area ? 1 : 0) + m_settings.flow_constraints.size();
+  }
+  std::size_t inequalities() const {
+    return m_settings.min_thickness > 0 ? m_settings.thickness_stations.size() : 0;
+  }
 
  private:
   const Communicator& m_comm;
@@ -131,6 +160,9 @@ class ShapeOptimiser {
   std::size_t m_journal_index = 0;
   double m_start = 0;
   std::vector<Evaluation> m_seen; ///< every evaluation of this run, for the monitor's lookups
+  /// The last evaluation whose flow ran: a failed one borrows its constraints.
+  std::vector<double> m_good_constraints;
+  std::vector<std::vector<double>> m_good_constraint_gradients;
   std::vector<double> m_last_reported;
 };
 
