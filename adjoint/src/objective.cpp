@@ -542,10 +542,7 @@ ObjectiveSum make_objective(const ObjectiveContext& ctx) {
     throw ConfigError(
         format("objective.window = %g %g is empty; give start < end [s]", w[0], w[1]));
   ObjectiveSum sum(window);
-  std::istringstream in(cfg.get_string("objective.terms"));
-  std::vector<std::string> names;
-  for (std::string name; in >> name;)
-    names.push_back(name);
+  const std::vector<std::string> names = cfg.get_words("objective.terms");
   if (names.empty())
     throw ConfigError("objective.terms is empty; name at least one term (e.g. drag)");
   for (std::size_t i = 0; i < names.size(); ++i) {

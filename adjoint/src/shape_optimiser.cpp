@@ -51,9 +51,20 @@ struct Context {
   ShapeOptimiser* optimiser;
   std::size_t n;
   std::exception_ptr error;
-  double failed_value = 1e6;              ///< J handed to TAO for a failed trial design
-  std::vector<double> last_good_gradient; ///< dJ/dx of the last design that ran
 };
+
+/// A callback of TAO: `f` does its work (exceptions kept for after TAO).
+template <class F>
+PetscErrorCode guarded(void* p, F&& f) {
+  auto* c = static_cast<Context*>(p);
+  try {
+    f(*c);
+  } catch (...) {
+    c->error = std::current_exception();
+    return PETSC_ERR_USER;
+  }
+  return 0;
+}
 
 /// TAO's default test, then a stop once the optimiser's budget of design iterations is spent
 /// (the augmented Lagrangian counts its subproblems' iterations separately).
@@ -69,26 +80,11 @@ PetscErrorCode convergence_test(Tao tao, void* p) {
 }
 
 PetscErrorCode objective_and_gradient(Tao, Vec x, PetscReal* f, Vec g, void* p) {
-  auto* c = static_cast<Context*>(p);
-  try {
-    const Evaluation& e = c->optimiser->evaluate(to_vector(x, c->n));
-    // A failed trial design gets a large finite J (More-Thuente stops at an infinite one) and the
-    // gradient of the last good design: no sufficient decrease, so the line search shortens the
-    // step.
-    if (e.failed) {
-      *f = c->failed_value;
-      from_vector(c->last_good_gradient, g);
-    } else {
-      *f = e.objective;
-      c->failed_value = 1e6 * std::max(1.0, std::abs(e.objective));
-      c->last_good_gradient = e.gradient;
-      from_vector(e.gradient, g);
-    }
-  } catch (...) {
-    c->error = std::current_exception();
-    return PETSC_ERR_USER;
-  }
-  return 0;
+  return guarded(p, [&](Context& c) {
+    const Evaluation& e = c.optimiser->evaluate(to_vector(x, c.n));
+    *f = e.objective;
+    from_vector(e.gradient, g);
+  });
 }
 
 void set_rows(const std::vector<std::vector<double>>& rows, Mat a) {
@@ -97,19 +93,6 @@ void set_rows(const std::vector<std::vector<double>>& rows, Mat a) {
       MatSetValue(a, static_cast<PetscInt>(j), static_cast<PetscInt>(i), rows[j][i], INSERT_VALUES);
   MatAssemblyBegin(a, MAT_FINAL_ASSEMBLY);
   MatAssemblyEnd(a, MAT_FINAL_ASSEMBLY);
-}
-
-/// A constraint callback of TAO: `f` fills its output from x (exceptions kept for after TAO).
-template <class F>
-PetscErrorCode guarded(void* p, F&& f) {
-  auto* c = static_cast<Context*>(p);
-  try {
-    f(*c);
-  } catch (...) {
-    c->error = std::current_exception();
-    return PETSC_ERR_USER;
-  }
-  return 0;
 }
 
 PetscErrorCode tao_equality_constraints(Tao, Vec x, Vec ce, void* p) {
@@ -135,8 +118,7 @@ PetscErrorCode tao_inequality_jacobian(Tao, Vec x, Mat a, Mat, void* p) {
 }
 
 PetscErrorCode monitor(Tao tao, void* p) {
-  auto* c = static_cast<Context*>(p);
-  try {
+  return guarded(p, [&](Context& c) {
     Vec x;
     TaoGetSolution(tao, &x);
     PetscInt its;
@@ -148,12 +130,8 @@ PetscErrorCode monitor(Tao tao, void* p) {
     PetscReal step = 0;
     if (ls)
       TaoLineSearchGetStepLength(ls, &step);
-    c->optimiser->iteration_done(to_vector(x, c->n), gnorm, its == 0 ? 0.0 : step);
-  } catch (...) {
-    c->error = std::current_exception();
-    return PETSC_ERR_USER;
-  }
-  return 0;
+    c.optimiser->iteration_done(to_vector(x, c.n), gnorm, its == 0 ? 0.0 : step);
+  });
 }
 
 } // namespace
@@ -355,16 +333,22 @@ const Evaluation& ShapeOptimiser::evaluate(const std::vector<double>& x) {
     ++m_failed;
     m_log.info("  trial design rejected, the line search backtracks: " +
                (e.why.empty() ? std::string("its flow solve failed") : e.why));
-    e.constraints = m_good_constraints;
-    e.constraint_gradients = m_good_constraint_gradients;
-  } else {
-    if (e.constraints.size() != m_settings.flow_constraints.size() ||
-        e.constraint_gradients.size() != e.constraints.size())
-      throw Error("ShapeOptimiser: the evaluation gave " + std::to_string(e.constraints.size()) +
-                  " flow constraints, the settings name " +
-                  std::to_string(m_settings.flow_constraints.size()));
-    m_good_constraints = e.constraints;
-    m_good_constraint_gradients = e.constraint_gradients;
+    // TAO sees a large finite J (More-Thuente stops at an infinite one) with the gradient and
+    // constraints of the last design that ran: no sufficient decrease, so the line search
+    // shortens the step.
+    const Evaluation* good = nullptr;
+    for (auto it = m_seen.rbegin(); it != m_seen.rend() && !good; ++it)
+      if (!it->failed)
+        good = &*it;
+    e.objective = 1e6 * std::max(1.0, std::abs(good->objective));
+    e.gradient = good->gradient;
+    e.constraints = good->constraints;
+    e.constraint_gradients = good->constraint_gradients;
+  } else if (e.constraints.size() != m_settings.flow_constraints.size() ||
+             e.constraint_gradients.size() != e.constraints.size()) {
+    throw Error("ShapeOptimiser: the evaluation gave " + std::to_string(e.constraints.size()) +
+                " flow constraints, the settings name " +
+                std::to_string(m_settings.flow_constraints.size()));
   }
   m_seen.push_back(e);
   return m_seen.back();
@@ -389,11 +373,11 @@ void ShapeOptimiser::iteration_done(const std::vector<double>& x, double gradien
     r.constraint_violation = std::abs(r.area_violation);
   for (double c : r.flow_constraints)
     r.constraint_violation = std::max(r.constraint_violation, std::abs(c));
-  for (double c : inequality_constraints(x))
-    r.constraint_violation = std::max(r.constraint_violation, -c);
   if (inequalities() > 0) {
     const auto t = m_design.thickness(x, m_settings.thickness_stations);
     r.least_thickness = *std::min_element(t.begin(), t.end());
+    const double t_min = m_settings.min_thickness;
+    r.constraint_violation = std::max(r.constraint_violation, (t_min - r.least_thickness) / t_min);
   }
   r.step = step;
   r.evaluations = m_evaluations;
@@ -411,7 +395,7 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
                         std::to_string(m_settings.upper[i]) + "]: widen design.bounds");
   m_area0 = m_design.area(x0);
   m_start = now();
-  Context context{this, n, nullptr, 1e6, std::vector<double>(n, 0.0)};
+  Context context{this, n, nullptr};
 
   Vec x, lo, hi, ce = nullptr, ci = nullptr;
   Mat ae = nullptr, ai = nullptr;

@@ -401,6 +401,9 @@ bool Config::get_bool(const std::string& key) const {
 std::string Config::get_string(const std::string& key) const {
   return text(key, ValueType::String);
 }
+std::vector<std::string> Config::get_words(const std::string& key) const {
+  return tokens(get_string(key));
+}
 namespace {
 /// Parses each token of an already validated list with `parse`.
 template <class T, class Parse>

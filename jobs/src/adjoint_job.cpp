@@ -6,8 +6,6 @@
 #include "undertow/core/version.hpp"
 #include "undertow/io/files.hpp"
 
-#include <sstream>
-
 namespace undertow {
 namespace jobs {
 
@@ -50,14 +48,6 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
   // Validate the objective before the long runs.
   navier_stokes::NavierStokes ns(domain, m.flow);
   log.info("objective: " + adjoint::make_objective({config, case_file, ns}).describe());
-}
-
-std::vector<std::string> words(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;)
-    out.push_back(w);
-  return out;
 }
 
 } // namespace jobs

@@ -45,8 +45,5 @@ class ObjectiveWeights {
   AdjointJob& m_job;
 };
 
-/// The words of a text, split at white space. Not collective.
-std::vector<std::string> words(const std::string& text);
-
 } // namespace jobs
 } // namespace undertow

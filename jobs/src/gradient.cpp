@@ -252,7 +252,7 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
       const double design_scale = cfg.get_real("adjoint.design_scale") > 0
                                       ? cfg.get_real("adjoint.design_scale")
                                       : 0.1 * m.flow.obstacles.eta / t_end;
-      for (const std::string& group : words(cfg.get_string("adjoint.taylor_groups"))) {
+      for (const std::string& group : cfg.get_words("adjoint.taylor_groups")) {
         bool present = group == "initial" || group == "all" ||
                        (group == "design" && m.flow.obstacles.has_design());
         for (const auto& p : list)

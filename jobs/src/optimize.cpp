@@ -243,8 +243,8 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     throw ConfigError("optimize.area = fixed holds a star's area through r0; a CST airfoil "
                       "holds it with optimize.area = almm, or leaves it free");
   const auto design =
-      cst ? adjoint::make_cst_design(m0, dim, obstacle, words(cfg.get_string("design.variables")))
-          : adjoint::make_star_design(m0, dim, obstacle, words(cfg.get_string("design.variables")),
+      cst ? adjoint::make_cst_design(m0, dim, obstacle, cfg.get_words("design.variables"))
+          : adjoint::make_star_design(m0, dim, obstacle, cfg.get_words("design.variables"),
                                       area_mode == "fixed",
                                       cfg.get_real("design.coefficient_bound"));
   adjoint::OptimiserSettings settings;
@@ -267,7 +267,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const std::string goal = cfg.get_string("optimize.objective");
   const bool ratio = goal == "lift_to_drag", at_lift = goal == "drag_at_lift";
   if ((ratio || at_lift) &&
-      words(cfg.get_string("objective.terms")) != std::vector<std::string>{"lift", "drag"})
+      cfg.get_words("objective.terms") != std::vector<std::string>{"lift", "drag"})
     throw ConfigError("optimize.objective = " + goal +
                       " needs objective.terms = lift drag (in that order; objective.weights are "
                       "then not used)");
@@ -332,15 +332,6 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     }
     log.info(format("lift target: C_L = %.10e", lift_target));
   }
-  // The functions of x that --taylor tests: J, and C_L with a lift target.
-  auto objective_at = [&](const std::vector<double>& x) {
-    Control m = m0;
-    design->apply(x, m);
-    if (!ratio && !at_lift)
-      return driver.objective(m, dts);
-    const auto ld = lift_and_drag(m);
-    return ratio ? -ld[0] / ld[1] : ld[1];
-  };
   auto evaluate = [&](const std::vector<double>& x) {
     Control m = m0;
     design->apply(x, m);
@@ -509,12 +500,12 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     const std::vector<std::string> tested =
         at_lift ? std::vector<std::string>{"J", "C_L"} : std::vector<std::string>{"J"};
     auto values_at = [&](const std::vector<double>& x) {
-      if (!at_lift)
-        return std::vector<double>{objective_at(x)};
       Control m = m0;
       design->apply(x, m);
+      if (!ratio && !at_lift)
+        return std::vector<double>{driver.objective(m, dts)};
       const auto ld = lift_and_drag(m);
-      return std::vector<double>{ld[1], ld[0]};
+      return ratio ? std::vector<double>{-ld[0] / ld[1]} : std::vector<double>{ld[1], ld[0]};
     };
     auto dot_h = [&](const std::vector<double>& g) {
       double sum = 0;

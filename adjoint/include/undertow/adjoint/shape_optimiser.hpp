@@ -53,8 +53,10 @@ struct Evaluation {
   std::vector<double> gradient;
   std::vector<double> constraints; ///< c_k(x), OptimiserSettings::flow_constraints
   std::vector<std::vector<double>> constraint_gradients; ///< dc_k/dx
-  bool failed = false; ///< the flow solve diverged: J is taken as +infinity, and TAO backtracks
-  std::string why;     ///< the failure's message
+  /// The flow solve diverged: TAO gets a large J with the last good design's gradient and
+  /// constraints (ShapeOptimiser::evaluate), and backtracks.
+  bool failed = false;
+  std::string why; ///< the failure's message
 };
 
 /// The evaluations of an optimisation in a text file (exact hexadecimal floats), rewritten
@@ -160,9 +162,6 @@ class ShapeOptimiser {
   std::size_t m_journal_index = 0;
   double m_start = 0;
   std::vector<Evaluation> m_seen; ///< every evaluation of this run, for the monitor's lookups
-  /// The last evaluation whose flow ran: a failed one borrows its constraints.
-  std::vector<double> m_good_constraints;
-  std::vector<std::vector<double>> m_good_constraint_gradients;
   std::vector<double> m_last_reported;
 };
 

@@ -102,6 +102,9 @@ class Config {
   double get_real(const std::string& key) const;
   bool get_bool(const std::string& key) const;
   std::string get_string(const std::string& key) const;
+  /// The words of a string key (names, such as objective.terms), split at white space and
+  /// commas as list values are.
+  std::vector<std::string> get_words(const std::string& key) const;
   std::vector<long> get_int_list(const std::string& key) const;
   std::vector<double> get_real_list(const std::string& key) const;
   std::vector<bool> get_bool_list(const std::string& key) const;
