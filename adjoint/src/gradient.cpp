@@ -1,6 +1,6 @@
 #include "undertow/adjoint/gradient.hpp"
 
-#include "sweep_support.hpp"
+#include "navier_stokes_support.hpp"
 #include "undertow/adjoint/transposes.hpp"
 #include "undertow/core/error.hpp"
 

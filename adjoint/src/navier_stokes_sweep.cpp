@@ -7,7 +7,7 @@
 
 #include "undertow/adjoint/gradient.hpp"
 
-#include "sweep_support.hpp"
+#include "navier_stokes_support.hpp"
 #include "undertow/core/error.hpp"
 
 #include <utility>

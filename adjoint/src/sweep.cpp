@@ -5,7 +5,6 @@
 
 #include "undertow/adjoint/sweep.hpp"
 
-#include "sweep_support.hpp"
 #include "undertow/core/error.hpp"
 
 #include <set>

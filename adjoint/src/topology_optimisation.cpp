@@ -13,10 +13,6 @@ namespace adjoint {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 /// The optimality-criteria candidate for volume multiplier `lmid`:
 /// x_new = clamp(x sqrt(-dc / (dv lmid)), max(0, x - move), min(1, x + move)).
 KOKKOS_INLINE_FUNCTION double oc_update(double x, double dc, double dv, double lmid, double move) {

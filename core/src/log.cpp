@@ -88,6 +88,10 @@ void Progress::update(long step, double time, double dt, const std::string& extr
   m_log.info(line);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 double estimate_eta(double elapsed, double t_start, double time, double t_end) {
   const double done = time - t_start, left = t_end - time;
   return done > 0 ? elapsed * std::max(left, 0.0) / done : 0.0;

@@ -4,6 +4,7 @@
 #include "models.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/simulation.hpp"
 #include "undertow/solvers/scalar/advection_diffusion.hpp"
 
 #include <cmath>
@@ -50,23 +51,31 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   constexpr long kGuardEvery = 10;
   const double initial_size = solver.max_abs();
   const long every = cfg.get_int("output.progress_every");
+  Clock clock;
+  clock.fixed_dt = dt;
+  clock.max_steps = n_steps;
+  SteppedModel<scalar::AdvectionDiffusion> stepper(solver);
+  Simulation sim(ctx.domain.comm(), stepper, clock);
+  double size = initial_size;
+  sim.add_callback(
+      "divergence guard",
+      Cadence::steps(kGuardEvery) | Cadence::steps(every) | Cadence::last_step(),
+      [&](Simulation& s) {
+        size = solver.max_abs();
+        if (!std::isfinite(size) || size > kDivergenceGrowth * std::max(initial_size, 1e-300))
+          throw CollectiveError("advection-diffusion diverged at step " + std::to_string(s.step()) +
+                                format(" (t = %.6e): max|c| = %.3e", solver.time(), size) +
+                                format(" against %.3e initially, at Courant number %.3f. Reduce "
+                                       "time.cfl or time.dt.",
+                                       initial_size, solver.courant(dt)));
+      });
   Progress progress(ctx.log, t_end, every);
-  for (long n = 1; n <= n_steps; ++n) {
-    solver.step(dt);
-    const bool report = every > 0 && (n % every == 0 || n == n_steps);
-    if (!report && n % kGuardEvery != 0 && n != n_steps)
-      continue;
-    const double size = solver.max_abs();
-    if (!std::isfinite(size) || size > kDivergenceGrowth * std::max(initial_size, 1e-300))
-      throw CollectiveError(
-          "advection-diffusion diverged at step " + std::to_string(n) +
-          format(" (t = %.6e): max|c| = %.3e", solver.time(), size) +
-          format(" against %.3e initially, at Courant number %.3f. Reduce time.cfl or time.dt.",
-                 initial_size, solver.courant(dt)));
-    if (report)
-      progress.update(n, solver.time(), dt,
-                      format("CFL %.3f  max|c| %.4e", solver.courant(dt), size), n == n_steps);
-  }
+  sim.add_callback("progress", Cadence::steps(every) | Cadence::last_step(), [&](Simulation& s) {
+    if (every > 0)
+      progress.update(s.step(), solver.time(), dt,
+                      format("CFL %.3f  max|c| %.4e", solver.courant(dt), size), s.last_step());
+  });
+  sim.run();
 
   const scalar::ErrorNorms err = solver.error();
   ctx.log.info(format("error against the exact solution at t = %.6e: ", solver.time()) +

@@ -6,11 +6,13 @@
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/core/simulation.hpp"
 #include "undertow/io/csv.hpp"
 #include "undertow/solvers/elasticity/dynamics.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace undertow {
 namespace jobs {
@@ -143,47 +145,75 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
     columns.push_back(std::string("probe_u") + "xyz"[c]);
   io::CsvSeries csv(comm, ctx.output_dir + "/diagnostics.csv", columns);
   const long fields_every = cfg.get_int("fields.every");
-  Progress progress(ctx.log, t_end, cfg.get_int("output.progress_every"));
+  const long progress_every = cfg.get_int("output.progress_every");
+  Progress progress(ctx.log, t_end, progress_every);
   {
     auto scope = timers.scope("output");
     fields.write(0, 0.0, solver, run.displacement(), &run.velocity());
   }
 
+  // Newmark as a Simulation steps it: the work balance and the probe around each step.
+  struct NewmarkStepper : TimeStepper {
+    Newmark& run;
+    WorkBalance& balance;
+    Timers& timers;
+    std::function<void()> read_probe;
+    elasticity::SolveInfo info;
+    WorkBalance::Step energies;
+    NewmarkStepper(Newmark& r, WorkBalance& b, Timers& t, std::function<void()> probe)
+        : run(r), balance(b), timers(t), read_probe(std::move(probe)) {}
+    double time() const override { return run.time(); }
+    void step(double dt) override {
+      {
+        auto scope = timers.scope("dynamics diagnostics");
+        balance.before();
+      }
+      {
+        auto scope = timers.scope("dynamics solve");
+        info = run.step(dt);
+      }
+      auto scope = timers.scope("dynamics diagnostics");
+      energies = balance.after(dt);
+      read_probe();
+    }
+  };
+  std::array<double, 3> u_probe{0, 0, 0};
+  NewmarkStepper stepper(run, balance, timers, [&] {
+    if (probe.given)
+      u_probe = solver.node_value_at(run.displacement(), probe.point);
+  });
+  Clock clock;
+  clock.fixed_dt = dt;
+  clock.max_steps = n_steps;
+  Simulation sim(comm, stepper, clock);
+
+  // The energies of every step: the work balance, the diagnostics row and the probe history.
   std::array<std::vector<double>, 3> history; // probe displacement from measure_after on
   std::vector<double> history_time;
-  std::array<double, 3> u_probe{0, 0, 0};
   double work = 0, dissipated = 0, worst_residual = 0, largest_energy = 0;
   long iterations = 0;
-  for (long n = 1; n <= n_steps; ++n) {
-    elasticity::SolveInfo info;
-    WorkBalance::Step b;
-    {
-      auto scope = timers.scope("dynamics diagnostics");
-      balance.before();
-    }
-    {
-      auto scope = timers.scope("dynamics solve");
-      info = run.step(dt);
-    }
-    {
-      auto scope = timers.scope("dynamics diagnostics");
-      b = balance.after(dt);
-      if (probe.given)
-        u_probe = solver.node_value_at(run.displacement(), probe.point);
-    }
-    iterations += info.iterations;
+  sim.add_callback("energies", Cadence::steps(1), [&](Simulation& s) {
+    const WorkBalance::Step& b = stepper.energies;
+    iterations += stepper.info.iterations;
     work += b.work;
     dissipated += b.dissipated;
     const double energy = b.kinetic + b.strain;
     if (!std::isfinite(energy))
       throw CollectiveError("the dynamic run produced a non-finite energy at step " +
-                            std::to_string(n) +
+                            std::to_string(s.step()) +
                             ": check the material (youngs_modulus, mass_density) and the loads");
     largest_energy = std::max(largest_energy, energy);
     worst_residual = std::max(worst_residual, std::abs(b.residual));
-    std::vector<double> row = {
-        double(n), run.time(), dt,         settings.load.at(run.time()), b.kinetic, b.strain,
-        work,      dissipated, b.residual, double(info.iterations)};
+    std::vector<double> row = {double(s.step()),
+                               run.time(),
+                               dt,
+                               settings.load.at(run.time()),
+                               b.kinetic,
+                               b.strain,
+                               work,
+                               dissipated,
+                               b.residual,
+                               double(stepper.info.iterations)};
     for (int c = 0; c < dim && probe.given; ++c)
       row.push_back(u_probe[static_cast<std::size_t>(c)]);
     csv.append(row);
@@ -192,19 +222,25 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
       for (int c = 0; c < dim; ++c)
         history[static_cast<std::size_t>(c)].push_back(u_probe[static_cast<std::size_t>(c)]);
     }
-    {
-      auto scope = timers.scope("output");
-      if ((fields_every > 0 && n % fields_every == 0) || n == n_steps)
-        fields.write(n, run.time(), solver, run.displacement(), &run.velocity());
-    }
-    std::string extra =
-        format("solver its %3.0f  KE %.4e  SE %.4e", double(info.iterations), b.kinetic, b.strain) +
-        format("  balance %.1e", largest_energy > 0 ? b.residual / largest_energy : 0.0);
-    if (probe.given)
-      extra += format("  u_probe (%.4e, %.4e", u_probe[0], u_probe[1]) +
-               (dim == 3 ? format(", %.4e)", u_probe[2]) : std::string(")"));
-    progress.update(n, run.time(), dt, extra, n == n_steps);
-  }
+  });
+  sim.add_callback(
+      "fields", Cadence::steps(fields_every) | Cadence::last_step(), [&](Simulation& s) {
+        auto scope = timers.scope("output");
+        fields.write(s.step(), run.time(), solver, run.displacement(), &run.velocity());
+      });
+  sim.add_callback(
+      "progress", Cadence::steps(progress_every) | Cadence::last_step(), [&](Simulation& s) {
+        const WorkBalance::Step& b = stepper.energies;
+        std::string extra =
+            format("solver its %3.0f  KE %.4e  SE %.4e", double(stepper.info.iterations), b.kinetic,
+                   b.strain) +
+            format("  balance %.1e", largest_energy > 0 ? b.residual / largest_energy : 0.0);
+        if (probe.given)
+          extra += format("  u_probe (%.4e, %.4e", u_probe[0], u_probe[1]) +
+                   (dim == 3 ? format(", %.4e)", u_probe[2]) : std::string(")"));
+        progress.update(s.step(), run.time(), dt, extra, s.last_step());
+      });
+  sim.run();
 
   const double relative_residual = largest_energy > 0 ? worst_residual / largest_energy : 0.0;
   ctx.log.info(format("work balance: largest step residual %.3e J = %.2e of the largest energy",

@@ -10,12 +10,14 @@
 #include "undertow/adjoint/objective.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/core/simulation.hpp"
 #include "undertow/io/csv.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -214,6 +216,165 @@ GhiaComparison compare_with_ghia(const std::vector<double>& u, const std::vector
   return out;
 }
 
+/// The forces and the pressure drop of a run, as the diagnostics and the report give them.
+struct ForceReport {
+  std::size_t obstacles = 0;
+  double coefficient_scale = 1; ///< C = scale * F
+  bool has_probes = false;
+  std::array<double, 3> probe1{0, 0, 0}, probe2{0, 0, 0};
+
+  ForceReport(const Config& cfg, const Domain& domain, const NavierStokesParams& params) {
+    obstacles = params.obstacles.shapes.size();
+    const double U = cfg.get_real("forces.reference_velocity");
+    coefficient_scale = 2.0 / (U * U *
+                               (domain.dim() == 2 ? cfg.get_real("forces.reference_length")
+                                                  : cfg.get_real("forces.reference_area")));
+    const auto probes = cfg.get_real_list("diagnostics.pressure_probes");
+    has_probes = cfg.is_given("diagnostics.pressure_probes");
+    if (has_probes && static_cast<int>(probes.size()) != 2 * domain.dim())
+      throw ConfigError("diagnostics.pressure_probes needs 2 points of " +
+                        std::to_string(domain.dim()) + " coordinates, got " +
+                        std::to_string(probes.size()) + " numbers.");
+    for (int a = 0; has_probes && a < domain.dim(); ++a) {
+      probe1[a] = probes[a];
+      probe2[a] = probes[domain.dim() + a];
+    }
+  }
+  std::array<double, 3> coefficients(const NavierStokes& ns, std::size_t k) const {
+    std::array<double, 3> c{0, 0, 0};
+    for (int a = 0; a < ns.domain().dim(); ++a)
+      c[a] = coefficient_scale * ns.forces()[k][a];
+    return c;
+  }
+  /// p(probe1) - p(probe2) [m^2/s^2]. Collective.
+  double pressure_drop(NavierStokes& ns) const {
+    return ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2);
+  }
+};
+
+/// The Navier-Stokes solver as a Simulation steps it, counting the Poisson iterations.
+class FlowStepper : public TimeStepper {
+ public:
+  explicit FlowStepper(NavierStokes& ns) : m_ns(ns) {}
+  double time() const override { return m_ns.time(); }
+  void step(double dt) override {
+    m_ns.step(dt);
+    poisson_total += m_ns.poisson_iterations();
+  }
+  double stable_dt(double cfl) const override { return m_ns.stable_dt(cfl); }
+  long poisson_total = 0;
+
+ private:
+  NavierStokes& m_ns;
+};
+
+/// The divergence guard and the steady-state test of a run (a Simulation callback): every few
+/// steps it checks that the velocity is finite and bounded, measures max |du/dt| since the last
+/// check, and asks the Simulation to stop when the flow is steady. When the run diverges it saves
+/// the velocity of the last check that passed.
+class DivergenceGuard {
+ public:
+  static constexpr long kEvery = 10; ///< steps between checks (besides output steps)
+
+  DivergenceGuard(NavierStokes& ns, const NavierStokesParams& params, std::string output_dir,
+                  double steady_tolerance, long first_step, double first_dt)
+      : m_ns(ns), m_output_dir(std::move(output_dir)), m_steady_tolerance(steady_tolerance),
+        m_previous_time(ns.time()), m_previous_step(first_step),
+        m_last_courant(ns.courant(first_dt)) {
+    // Velocity scale: the initial field and every boundary velocity.
+    for (double m : ns.max_velocity())
+      m_scale = std::max(m_scale, m);
+    for (const auto& f : params.boundaries.face)
+      for (double v : f.velocity)
+        m_scale = std::max(m_scale, std::abs(v));
+    m_scale = std::max(m_scale, 1e-12);
+    for (int c = 0; c < ns.domain().dim(); ++c) {
+      m_previous[c] = Field(ns.domain(), ns.velocity(c).location(), 1, "previous");
+      copy(ns.velocity(c), m_previous[c]);
+    }
+  }
+
+  /// Checks the state after step `sim.step()`; throws CollectiveError if it diverged; requests a
+  /// stop at a steady state. Collective.
+  void check(Simulation& sim) {
+    const Domain& domain = m_ns.domain();
+    const auto umax = m_ns.max_velocity();
+    const double largest = std::max({umax[0], umax[1], umax[2]});
+    m_last_courant = m_ns.courant(sim.dt());
+    if (m_ns.has_nonfinite() || largest > 1e3 * m_scale)
+      throw CollectiveError(
+          "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +
+          format(" (t = %.6e): max |u|, |v|, |w| = %.3e, %.3e, ", m_ns.time(), umax[0], umax[1]) +
+          format("%.3e against a velocity scale of %.3e; Courant number %.3f. ", umax[2], m_scale,
+                 m_ns.courant(sim.dt())) +
+          "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
+    double change = 0;
+    for (int c = 0; c < domain.dim(); ++c) {
+      axpy(-1.0, m_ns.velocity(c), m_previous[c]);
+      change = std::max(change, global_max_abs(domain.comm(), m_previous[c]));
+      copy(m_ns.velocity(c), m_previous[c]);
+    }
+    dudt = change / (m_ns.time() - m_previous_time);
+    m_previous_time = m_ns.time();
+    m_previous_step = sim.step();
+    if (m_steady_tolerance > 0 && dudt < m_steady_tolerance) {
+      steady = true;
+      sim.request_stop("steady state");
+    }
+  }
+
+  /// A failed step, told with the Courant number of the last check. Collective.
+  [[noreturn]] void step_failed(const Simulation& sim, const CollectiveError& e) {
+    throw CollectiveError(
+        "the Navier-Stokes run diverged at step " + std::to_string(sim.step() + 1) +
+        format(" (t = %.6e, dt = %.3e; Courant number %.3f at the last check): ", m_ns.time(),
+               sim.dt(), m_last_courant) +
+        e.what() + ". Reduce time.cfl or time.dt, or refine the grid." + save_last_good());
+  }
+
+  double dudt = HUGE_VAL; ///< max |du/dt| between the last two checks [m/s^2]
+  bool steady = false;
+
+ private:
+  /// Writes the velocity of the last check that passed to <output>/last_good_state.h5 and says
+  /// so. Collective; never throws.
+  std::string save_last_good() const {
+    const std::string path = m_output_dir + "/last_good_state.h5";
+    try {
+      io::FieldFile file(m_ns.domain(), path, io::FieldFile::Mode::Create);
+      const char* names[3] = {"u", "v", "w"};
+      for (int c = 0; c < m_ns.domain().dim(); ++c)
+        file.write(names[c], m_previous[c]);
+      file.set_attribute("step", double(m_previous_step));
+      file.set_attribute("time", m_previous_time);
+      file.set_attribute("contents", "velocity components on the MAC faces (u on x faces, v on y "
+                                     "faces, w on z faces) at the last check before divergence");
+      file.commit();
+      return format(" The last good state (step %.0f, ", double(m_previous_step)) +
+             format("t = %.6e) is saved in ", m_previous_time) + path + ".";
+    } catch (const std::exception& e) {
+      return std::string(" The last good state could not be saved: ") + e.what();
+    }
+  }
+
+  NavierStokes& m_ns;
+  std::string m_output_dir;
+  double m_steady_tolerance;
+  double m_scale = 0;
+  std::array<Field, 3> m_previous;
+  double m_previous_time;
+  long m_previous_step;
+  double m_last_courant;
+};
+
+/// The figures of one step that the diagnostics row and the progress line share, computed once.
+struct FlowSample {
+  long step = -1;
+  double divergence = 0, kinetic_energy = 0, courant = 0;
+  std::vector<double> row;
+  std::string forces_text;
+};
+
 RunResult run_navier_stokes(const RunContext& ctx) {
   require_error_check(ctx);
   const Config& cfg = ctx.config;
@@ -237,201 +398,135 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     ctx.log.info("restarted from " + ctx.restart_file +
                  format(" at step %.0f, ", double(first_step)) + format("t = %.9e", ns.time()));
   }
-  const long restart_every = cfg.get_int("restart.every");
-  const long restart_at = cfg.get_int("restart.at_step");
-  const int restart_keep = static_cast<int>(cfg.get_int("restart.keep"));
-  const std::string restart_dir = ctx.output_dir + "/restart";
-  install_restart_signals();
 
-  const double t_end = cfg.get_real("time.t_end");
-  const double fixed_dt = cfg.get_real("time.dt");
-  const double cfl = cfg.get_real("time.cfl");
+  Clock clock;
+  clock.t_end = cfg.get_real("time.t_end");
+  clock.fixed_dt = cfg.get_real("time.dt");
+  clock.cfl = cfg.get_real("time.cfl");
   const double steady_tol = cfg.get_real("time.steady_tolerance");
   const long every = cfg.get_int("output.progress_every");
   const long diagnostics_every = cfg.get_int("diagnostics.every");
   const long fields_every = cfg.get_int("fields.every");
   const double fields_interval = cfg.get_real("fields.interval");
-  constexpr long kGuardEvery = 10;
 
   ctx.log.info(format("Navier-Stokes: nu = %g, ", params.nu) +
-               (fixed_dt > 0 ? format("fixed dt = %.4e", fixed_dt)
-                             : format("CFL-adaptive dt (time.cfl = %.2f)", cfl)) +
+               (clock.fixed_dt > 0 ? format("fixed dt = %.4e", clock.fixed_dt)
+                                   : format("CFL-adaptive dt (time.cfl = %.2f)", clock.cfl)) +
                ", pressure solver " + ns.pressure_method());
-
-  if (fixed_dt > 0 && fixed_dt > ns.stable_dt(1.0))
+  if (clock.fixed_dt > 0 && clock.fixed_dt > ns.stable_dt(1.0))
     ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of "
                         "SSP-RK3 for the initial field; expect the run to diverge",
-                        fixed_dt, ns.stable_dt(1.0)));
-  // Force coefficients per obstacle, and the pressure drop between two probes.
-  const std::size_t n_obstacles = params.obstacles.shapes.size();
-  const double U = cfg.get_real("forces.reference_velocity");
-  const double coefficient_scale =
-      2.0 / (U * U *
-             (domain.dim() == 2 ? cfg.get_real("forces.reference_length")
-                                : cfg.get_real("forces.reference_area")));
-  const auto probes = cfg.get_real_list("diagnostics.pressure_probes");
-  const bool has_probes = cfg.is_given("diagnostics.pressure_probes");
-  if (has_probes && static_cast<int>(probes.size()) != 2 * domain.dim())
-    throw ConfigError("diagnostics.pressure_probes needs 2 points of " +
-                      std::to_string(domain.dim()) + " coordinates, got " +
-                      std::to_string(probes.size()) + " numbers.");
-  std::array<double, 3> probe1{0, 0, 0}, probe2{0, 0, 0};
-  for (int a = 0; has_probes && a < domain.dim(); ++a) {
-    probe1[a] = probes[a];
-    probe2[a] = probes[domain.dim() + a];
-  }
+                        clock.fixed_dt, ns.stable_dt(1.0)));
+  const ForceReport forces(cfg, domain, params);
   std::vector<std::string> columns = {
       "step",      "time",           "dt",      "courant", "poisson_iterations", "kinetic_energy",
       "enstrophy", "max_divergence", "max_dudt"};
-  for (std::size_t k = 0; k < n_obstacles; ++k)
+  for (std::size_t k = 0; k < forces.obstacles; ++k)
     for (int a = 0; a < domain.dim(); ++a)
       columns.push_back(std::string("C") + "xyz"[a] + "_" + std::to_string(k + 1));
-  if (has_probes)
+  if (forces.has_probes)
     columns.push_back("pressure_drop");
   io::CsvSeries diagnostics(domain.comm(), ctx.output_dir + "/diagnostics.csv", columns);
-  const auto coefficients = [&](std::size_t k) {
-    std::array<double, 3> c{0, 0, 0};
-    for (int a = 0; a < domain.dim(); ++a)
-      c[a] = coefficient_scale * ns.forces()[k][a];
-    return c;
-  };
-  // Velocity scale for the divergence guard: the initial field and every boundary velocity.
-  double scale = 0;
-  for (double m : ns.max_velocity())
-    scale = std::max(scale, m);
-  for (const auto& f : params.boundaries.face)
-    for (double v : f.velocity)
-      scale = std::max(scale, std::abs(v));
-  scale = std::max(scale, 1e-12);
 
-  std::array<Field, 3> previous;
-  for (int c = 0; c < domain.dim(); ++c) {
-    previous[c] = Field(domain, ns.velocity(c).location(), 1, "previous");
-    copy(ns.velocity(c), previous[c]);
-  }
-  double previous_time = ns.time(), dudt = HUGE_VAL;
-  long previous_step = first_step;
-  // When the run diverges, the velocity of the last check that passed is written out, so that
-  // the user can look at what led up to it. Collective; never throws.
-  const auto save_last_good = [&]() -> std::string {
-    const std::string path = ctx.output_dir + "/last_good_state.h5";
-    try {
-      io::FieldFile file(domain, path, io::FieldFile::Mode::Create);
-      const char* names[3] = {"u", "v", "w"};
-      for (int c = 0; c < domain.dim(); ++c)
-        file.write(names[c], previous[c]);
-      file.set_attribute("step", double(previous_step));
-      file.set_attribute("time", previous_time);
-      file.set_attribute("contents", "velocity components on the MAC faces (u on x faces, v on y "
-                                     "faces, w on z faces) at the last check before divergence");
-      file.commit();
-      return format(" The last good state (step %.0f, ", double(previous_step)) +
-             format("t = %.6e) is saved in ", previous_time) + path + ".";
-    } catch (const std::exception& e) {
-      return std::string(" The last good state could not be saved: ") + e.what();
-    }
-  };
-  long poisson_total = 0;
+  FlowStepper stepper(ns);
+  Simulation sim(domain.comm(), stepper, clock, first_step);
+  DivergenceGuard guard(ns, params, ctx.output_dir, steady_tol, first_step, sim.next_dt());
+  sim.on_step_error([&](Simulation& s, const CollectiveError& e) { guard.step_failed(s, e); });
+
+  // Restart files: on their cadence and on SIGUSR1 (go on) or SIGTERM (stop).
+  sim.watch_signals();
+  const std::string restart_dir = ctx.output_dir + "/restart";
+  sim.add_callback(
+      "restart files",
+      Cadence::steps(cfg.get_int("restart.every")) |
+          Cadence::at_step(cfg.get_int("restart.at_step")) | Cadence::signal(),
+      [&](Simulation& s) {
+        const std::string written = write_restart(restart_dir, ns, domain, cfg, s.step(),
+                                                  int(cfg.get_int("restart.keep")), s.dt());
+        ctx.log.info(format("restart file for step %.0f: ", double(s.step())) + written);
+        if (s.signal() == SIGTERM)
+          throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(s.step())) +
+                                format("(t = %.6e); continue with: undertow run ", ns.time()) +
+                                ctx.case_file + " --restart " + written);
+      });
+
+  // Field snapshots: at the start, on their cadence, at the last step and after the run.
   std::unique_ptr<FieldOutput> fields;
-  double next_fields_time = fields_interval;
-  while (fields_interval > 0 && next_fields_time <= ns.time() * (1 + 1e-12))
-    next_fields_time += fields_interval;
   if (fields_every > 0 || fields_interval > 0) {
     fields = std::make_unique<FieldOutput>(domain, ctx.output_dir, ctx.config.hash());
     fields->write(ns, first_step);
+    sim.add_callback("fields",
+                     Cadence::steps(fields_every) | Cadence::interval(fields_interval) |
+                         Cadence::last_step(),
+                     [&](Simulation& s) { fields->write(ns, s.step()); });
+    // The final state: a steady stop ends between snapshot steps.
+    sim.add_finish("fields", [&](Simulation& s) { fields->write(ns, s.step()); });
   }
-  Progress progress(ctx.log, t_end, every, ns.time());
-  long n = first_step;
-  bool steady = false;
-  double dt = 0, last_courant = ns.courant(fixed_dt > 0 ? fixed_dt : ns.stable_dt(cfl));
-  while (ns.time() < t_end * (1 - 1e-12) && !steady) {
-    dt = fixed_dt > 0 ? fixed_dt : ns.stable_dt(cfl);
-    if (ns.time() + dt > t_end)
-      dt = t_end - ns.time();
-    try {
-      ns.step(dt);
-    } catch (const CollectiveError& e) {
-      throw CollectiveError(
-          "the Navier-Stokes run diverged at step " + std::to_string(n + 1) +
-          format(" (t = %.6e, dt = %.3e; Courant number %.3f at the last check): ", ns.time(), dt,
-                 last_courant) +
-          e.what() + ". Reduce time.cfl or time.dt, or refine the grid." + save_last_good());
+
+  sim.add_callback("divergence guard",
+                   Cadence::steps(DivergenceGuard::kEvery) | Cadence::steps(every) |
+                       Cadence::steps(diagnostics_every) | Cadence::last_step(),
+                   [&](Simulation& s) { guard.check(s); });
+
+  // The diagnostics row and the progress line, from one sample per step.
+  FlowSample sample;
+  const auto sample_at = [&](const Simulation& s) -> const FlowSample& {
+    if (sample.step == s.step())
+      return sample;
+    sample.step = s.step();
+    sample.divergence = ns.max_divergence();
+    sample.kinetic_energy = ns.kinetic_energy();
+    sample.courant = ns.courant(s.dt());
+    sample.row = {double(s.step()),
+                  ns.time(),
+                  s.dt(),
+                  sample.courant,
+                  double(ns.poisson_iterations()),
+                  sample.kinetic_energy,
+                  ns.enstrophy(),
+                  sample.divergence,
+                  guard.dudt};
+    sample.forces_text.clear();
+    for (std::size_t k = 0; k < forces.obstacles; ++k) {
+      const auto c = forces.coefficients(ns, k);
+      for (int a = 0; a < domain.dim(); ++a)
+        sample.row.push_back(c[a]);
+      sample.forces_text += format("  CD%.0f %.4f", double(k + 1), c[0]) +
+                            format(" CL%.0f %.4f", double(k + 1), c[1]);
     }
-    ++n;
-    poisson_total += ns.poisson_iterations();
-    const bool last = ns.time() >= t_end * (1 - 1e-12);
-    const int signal = restart_signal(domain.comm());
-    if ((restart_every > 0 && n % restart_every == 0) || n == restart_at || signal != 0) {
-      const std::string written =
-          write_restart(restart_dir, ns, domain, ctx.config, n, restart_keep, dt);
-      ctx.log.info(format("restart file for step %.0f: ", double(n)) + written);
-      if (signal == SIGTERM)
-        throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(n)) +
-                              format("(t = %.6e); continue with: undertow run ", ns.time()) +
-                              ctx.case_file + " --restart " + written);
-    }
-    if (fields) {
-      const bool by_step = fields_every > 0 && n % fields_every == 0;
-      const bool by_time = fields_interval > 0 && ns.time() >= next_fields_time * (1 - 1e-12);
-      while (fields_interval > 0 && next_fields_time <= ns.time() * (1 + 1e-12))
-        next_fields_time += fields_interval;
-      if (by_step || by_time || last)
-        fields->write(ns, n);
-    }
-    const bool report = every > 0 && (n % every == 0 || last);
-    const bool record = diagnostics_every > 0 ? (n % diagnostics_every == 0 || last) : report;
-    if (!report && !record && n % kGuardEvery != 0 && !last)
-      continue;
-    const auto umax = ns.max_velocity();
-    const double largest = std::max({umax[0], umax[1], umax[2]});
-    last_courant = ns.courant(dt);
-    if (ns.has_nonfinite() || largest > 1e3 * scale)
-      throw CollectiveError(
-          "the Navier-Stokes run diverged at step " + std::to_string(n) +
-          format(" (t = %.6e): max |u|, |v|, |w| = %.3e, %.3e, ", ns.time(), umax[0], umax[1]) +
-          format("%.3e against a velocity scale of %.3e; Courant number %.3f. ", umax[2], scale,
-                 ns.courant(dt)) +
-          "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
-    double change = 0;
-    for (int c = 0; c < domain.dim(); ++c) {
-      axpy(-1.0, ns.velocity(c), previous[c]);
-      change = std::max(change, global_max_abs(domain.comm(), previous[c]));
-      copy(ns.velocity(c), previous[c]);
-    }
-    dudt = change / (ns.time() - previous_time);
-    previous_time = ns.time();
-    previous_step = n;
-    steady = steady_tol > 0 && dudt < steady_tol;
-    if (report || record || steady) {
-      const double div = ns.max_divergence(), ke = ns.kinetic_energy(), courant = ns.courant(dt);
-      std::vector<double> row = {
-          double(n), ns.time(),      dt,  courant, double(ns.poisson_iterations()),
-          ke,        ns.enstrophy(), div, dudt};
-      std::string forces_text;
-      for (std::size_t k = 0; k < n_obstacles; ++k) {
-        const auto c = coefficients(k);
-        for (int a = 0; a < domain.dim(); ++a)
-          row.push_back(c[a]);
-        forces_text += format("  CD%.0f %.4f", double(k + 1), c[0]) +
-                       format(" CL%.0f %.4f", double(k + 1), c[1]);
-      }
-      if (has_probes)
-        row.push_back(ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2));
-      diagnostics.append(row);
-      if (!report && !steady)
-        continue;
-      progress.update(
-          n, ns.time(), dt,
-          // time.cfl is a fraction of the SSP-RK3 limit sqrt(3): print the Courant number and
-          // that fraction, so that the line and the case file speak the same language.
-          format("CFL %.3f (%.2f of the advective limit)", courant, courant / std::sqrt(3.0)) +
-              format("  Poisson its %2.0f  KE %.5e", ns.poisson_iterations(), ke) +
-              format("  max|div u| %.1e  max|du/dt| %.2e", div, dudt) + forces_text,
-          true);
-    }
-  }
-  if (fields)
-    fields->write(ns, n); // the final state (a steady stop ends between snapshot steps)
+    if (forces.has_probes)
+      sample.row.push_back(forces.pressure_drop(ns));
+    return sample;
+  };
+  // A row with every progress line and every diagnostics.every steps (at the end too, when
+  // either is on), and at a steady stop.
+  sim.add_callback("diagnostics",
+                   Cadence::steps(every) | Cadence::steps(diagnostics_every) | Cadence::last_step(),
+                   [&](Simulation& s) {
+                     if (every > 0 || diagnostics_every > 0 || guard.steady)
+                       diagnostics.append(sample_at(s).row);
+                   });
+  Progress progress(ctx.log, clock.t_end, every, ns.time());
+  sim.add_callback("progress", Cadence::steps(every) | Cadence::last_step(), [&](Simulation& s) {
+    if (every <= 0)
+      return;
+    const FlowSample& x = sample_at(s);
+    progress.update(
+        s.step(), ns.time(), s.dt(),
+        // time.cfl is a fraction of the SSP-RK3 limit sqrt(3): print the Courant number and
+        // that fraction, so that the line and the case file speak the same language.
+        format("CFL %.3f (%.2f of the advective limit)", x.courant, x.courant / std::sqrt(3.0)) +
+            format("  Poisson its %2.0f  KE %.5e", ns.poisson_iterations(), x.kinetic_energy) +
+            format("  max|div u| %.1e  max|du/dt| %.2e", x.divergence, guard.dudt) + x.forces_text,
+        true);
+  });
+
+  sim.run();
+  const long n = sim.step();
+  const double dt = sim.dt();
+  const bool steady = guard.steady;
+  const double dudt = guard.dudt;
+  const long poisson_total = stepper.poisson_total;
   if (steady)
     ctx.log.info(
         format("steady state reached at t = %.4e: max |du/dt| = %.3e < ", ns.time(), dudt) +
@@ -466,8 +561,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
       double(n) * double(domain.global_cells(0) * domain.global_cells(1) * domain.global_cells(2));
   f["steady"] = steady;
   f["enstrophy"] = ns.enstrophy();
-  for (std::size_t k = 0; k < n_obstacles; ++k) {
-    const auto c = coefficients(k);
+  for (std::size_t k = 0; k < forces.obstacles; ++k) {
+    const auto c = forces.coefficients(ns, k);
     io::Json& o = f["obstacle" + std::to_string(k + 1)];
     o["drag_coefficient"] = c[0];
     o["lift_coefficient"] = c[1];
@@ -476,8 +571,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     ctx.log.info("obstacle " + std::to_string(k + 1) +
                  format(": drag coefficient %.5f, lift coefficient %.5f", c[0], c[1]));
   }
-  if (has_probes) {
-    const double drop = ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2);
+  if (forces.has_probes) {
+    const double drop = forces.pressure_drop(ns);
     f["pressure_drop"] = drop;
     ctx.log.info(format("pressure drop between the probes: %.6f [m^2/s^2]", drop));
   }

@@ -6,7 +6,6 @@
 #include "undertow/core/config.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
-#include <csignal>
 #include <string>
 
 namespace undertow {
@@ -23,14 +22,6 @@ std::string case_signature(const Config& config);
 std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
                           const Domain& domain, const Config& config, long step, int keep,
                           double dt);
-
-/// Installs handlers for SIGUSR1 (write a restart file at the next step and go on) and SIGTERM
-/// (write one and stop). Not collective.
-void install_restart_signals();
-
-/// The signal received on any rank since the last call (SIGTERM before SIGUSR1), or 0; clears it.
-/// Collective: call it at the same step on every rank.
-int restart_signal(const Communicator& comm);
 
 /// Loads `path` into `ns` and returns the step it was written at. Throws CollectiveError naming
 /// the file and what does not match: missing or unreadable, not a restart file, another format

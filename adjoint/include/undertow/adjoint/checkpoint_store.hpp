@@ -6,8 +6,8 @@
 /// (device memory on a GPU); Hdf5CheckpointStore keeps one preallocated dataset per slot in one
 /// parallel HDF5 file; MultistageCheckpointStore puts each slot in one or the other.
 
-#include "undertow/solvers/navier_stokes/solver.hpp"
-
+#include "undertow/core/communicator.hpp"
+#include "undertow/core/field.hpp"
 #include "undertow/io/slot_file.hpp"
 
 #include <map>
@@ -25,15 +25,6 @@ struct Snapshot {
   std::vector<std::pair<std::string, Field>> fields;
   std::map<std::string, double> numbers;
 };
-
-/// A step tape as a snapshot (sharing its fields) and back (copying into `tape`).
-Snapshot to_snapshot(const navier_stokes::StepTape& tape, long step, int dim);
-void from_snapshot(const Snapshot& s, navier_stokes::StepTape& tape, int dim);
-
-/// Bytes of one forward checkpoint (the solver's state fields, whole local arrays: one "state")
-/// and of one step tape (three velocity triples), on this rank. Not collective.
-double state_bytes(navier_stokes::NavierStokes& ns);
-double tape_bytes(const navier_stokes::NavierStokes& ns);
 
 class CheckpointStore {
  public:

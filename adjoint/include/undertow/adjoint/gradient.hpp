@@ -6,6 +6,7 @@
 /// forward run of the unperturbed parameters chooses them), so that J(m) is a smooth function of m:
 /// a CFL-adaptive dt would make it only piecewise smooth.
 
+#include "undertow/adjoint/navier_stokes_snapshot.hpp"
 #include "undertow/adjoint/objective.hpp"
 #include "undertow/adjoint/sweep.hpp"
 #include "undertow/core/log.hpp"

@@ -79,6 +79,9 @@ class Progress {
 /// extrapolating its rate in simulated time; 0 before any progress.
 double estimate_eta(double elapsed, double t_start, double time, double t_end);
 
+/// Seconds of wall time since `start`. Not collective.
+double seconds_since(std::chrono::steady_clock::time_point start);
+
 /// "1:02:03" from seconds.
 std::string format_duration(double seconds);
 

@@ -1,0 +1,191 @@
+#include "undertow/core/simulation.hpp"
+
+#include "undertow/core/log.hpp"
+#include "undertow/core/signals.hpp"
+
+#include <cmath>
+#include <csignal>
+
+namespace undertow {
+
+namespace {
+
+/// Relative tolerance of "the time has reached t" (round-off of summed dt).
+constexpr double kTimeTolerance = 1e-12;
+
+template <class T>
+std::vector<T> joined(std::vector<T> a, const std::vector<T>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+} // namespace
+
+double TimeStepper::stable_dt(double) const {
+  throw Error("this model has no CFL condition: give it a fixed time step (time.dt)");
+}
+
+void Clock::validate() const {
+  if (!(fixed_dt > 0) && !(cfl > 0))
+    throw ConfigError("the time step is undefined: set time.dt > 0 or time.cfl > 0");
+  if (std::isinf(t_end) && max_steps < 0 && !(walltime > 0))
+    throw ConfigError("the run would never end: set time.t_end");
+  if (walltime < 0)
+    throw ConfigError("the walltime budget must be positive, got " + std::to_string(walltime));
+}
+
+Cadence Cadence::steps(long period) {
+  Cadence s;
+  if (period > 0)
+    s.step_periods.push_back(period);
+  return s;
+}
+
+Cadence Cadence::at_step(long step) {
+  Cadence s;
+  if (step > 0)
+    s.at_steps.push_back(step);
+  return s;
+}
+
+Cadence Cadence::interval(double seconds) {
+  Cadence s;
+  if (seconds > 0)
+    s.time_periods.push_back(seconds);
+  return s;
+}
+
+Cadence Cadence::last_step() {
+  Cadence s;
+  s.on_last_step = true;
+  return s;
+}
+
+Cadence Cadence::signal() {
+  Cadence s;
+  s.on_signal = true;
+  return s;
+}
+
+Cadence Cadence::operator|(const Cadence& other) const {
+  Cadence s;
+  s.step_periods = joined(step_periods, other.step_periods);
+  s.at_steps = joined(at_steps, other.at_steps);
+  s.time_periods = joined(time_periods, other.time_periods);
+  s.on_last_step = on_last_step || other.on_last_step;
+  s.on_signal = on_signal || other.on_signal;
+  return s;
+}
+
+bool Cadence::empty() const {
+  return step_periods.empty() && at_steps.empty() && time_periods.empty() && !on_last_step &&
+         !on_signal;
+}
+
+Simulation::Simulation(const Communicator& comm, TimeStepper& model, Clock clock, long first_step)
+    : m_comm(comm), m_model(model), m_clock(clock), m_first_step(first_step), m_step(first_step) {
+  m_clock.validate();
+}
+
+void Simulation::add_callback(const std::string& name, Cadence when, Callback callback) {
+  if (when.empty())
+    throw Error("Simulation: callback '" + name + "' has an empty schedule");
+  Entry e{name, std::move(when), std::move(callback), {}};
+  // The first multiple of each period after the start time.
+  for (double period : e.when.time_periods) {
+    double next = period;
+    while (next <= m_model.time() * (1 + kTimeTolerance))
+      next += period;
+    e.next_times.push_back(next);
+  }
+  m_callbacks.push_back(std::move(e));
+}
+
+void Simulation::add_finish(const std::string& name, Callback callback) {
+  m_finish.emplace_back(name, std::move(callback));
+}
+
+void Simulation::watch_signals() {
+  install_stop_signals();
+  m_watch_signals = true;
+}
+
+double Simulation::next_dt() const {
+  return m_clock.fixed_dt > 0 ? m_clock.fixed_dt : m_model.stable_dt(m_clock.cfl);
+}
+
+bool Simulation::time_reached() const {
+  return m_model.time() >= m_clock.t_end * (1 - kTimeTolerance);
+}
+
+int Simulation::poll_signal() const {
+  int mine = 0;
+  if (m_watch_signals) {
+    const int s = received_signal(m_comm);
+    mine = s == SIGTERM ? 3 : s == SIGUSR1 ? 1 : 0;
+  }
+  if (m_clock.walltime > 0 && seconds_since(m_started) >= m_clock.walltime)
+    mine = std::max(mine, 2);
+  return static_cast<int>(m_comm.max(static_cast<long long>(mine)));
+}
+
+bool Simulation::fires(Entry& e) const {
+  bool fire = (e.when.on_last_step && m_last) || (e.when.on_signal && m_signal != 0);
+  for (long period : e.when.step_periods)
+    fire = fire || m_step % period == 0;
+  for (long at : e.when.at_steps)
+    fire = fire || m_step == at;
+  // Every period's next time moves on at every step, whether or not the callback fires now.
+  const double t = m_model.time();
+  for (std::size_t q = 0; q < e.next_times.size(); ++q) {
+    double& next = e.next_times[q];
+    fire = fire || t >= next * (1 - kTimeTolerance);
+    while (next <= t * (1 + kTimeTolerance))
+      next += e.when.time_periods[q];
+  }
+  return fire;
+}
+
+void Simulation::request_stop(const std::string& reason) {
+  if (m_stopped_by.empty())
+    m_stopped_by = reason;
+  m_last = true;
+}
+
+void Simulation::run() {
+  m_started = std::chrono::steady_clock::now();
+  const bool poll = m_watch_signals || m_clock.walltime > 0;
+  const auto steps_done = [&] {
+    return m_clock.max_steps >= 0 && m_step - m_first_step >= m_clock.max_steps;
+  };
+  while (!time_reached() && !steps_done() && m_stopped_by.empty()) {
+    double dt = next_dt();
+    if (m_model.time() + dt > m_clock.t_end)
+      dt = m_clock.t_end - m_model.time();
+    m_dt = dt;
+    try {
+      m_model.step(dt);
+    } catch (const CollectiveError& e) {
+      if (m_step_error)
+        m_step_error(*this, e);
+      throw;
+    }
+    ++m_step;
+    m_last = time_reached() || steps_done();
+    if (m_last)
+      m_stopped_by = time_reached() ? "end time" : "steps";
+    const int code = poll ? poll_signal() : 0;
+    m_signal = code == 3 || code == 2 ? SIGTERM : code == 1 ? SIGUSR1 : 0;
+    if (code >= 2) {
+      m_last = true;
+      m_stopped_by = code == 3 ? "signal" : "walltime";
+    }
+    for (Entry& e : m_callbacks)
+      if (fires(e))
+        e.callback(*this);
+  }
+  for (auto& f : m_finish)
+    f.second(*this);
+}
+
+} // namespace undertow
