@@ -270,37 +270,6 @@ class ElastodynamicsModel : public AdjointModel {
 
 } // namespace
 
-NewmarkAdjoint::NewmarkAdjoint(Newmark& run) : m_run(run) {
-  LinearElasticity& s = run.solver();
-  m_mu = s.make_node_vector("adj::mu");
-  m_rhs = s.make_node_vector("adj::newmark_rhs");
-  m_k_mu = s.make_node_vector("adj::K_mu");
-  m_m_mu = s.make_node_vector("adj::M_mu");
-}
-
-long NewmarkAdjoint::step(double dt, NodeVector& ubar, NodeVector& vbar, NodeVector& abar) {
-  LinearElasticity& s = m_run.solver();
-  const NewmarkSettings& p = m_run.settings();
-  const int dim = s.dim();
-  // A mu = abar' + beta dt^2 ubar' + gamma dt vbar'
-  combine(dim, 1.0, abar, p.beta * dt * dt, &ubar, m_rhs);
-  combine(dim, 1.0, m_rhs, p.gamma * dt, &vbar, m_rhs);
-  const auto w = m_run.operator_weights(dt);
-  s.assemble_operator(w[0], w[1]);
-  const long iterations = s.solve_operator(m_rhs, m_mu, "adjoint Newmark").iterations;
-  // u~bar = ubar' - K mu (into ubar), v~bar = vbar' - alpha M mu - beta_R K mu (into vbar).
-  s.apply_operator(&m_mu, nullptr, m_k_mu);
-  s.apply_operator(nullptr, &m_mu, m_m_mu);
-  combine(dim, 1.0, ubar, -1.0, &m_k_mu, ubar);
-  combine(dim, 1.0, vbar, -p.rayleigh_stiffness, &m_k_mu, vbar);
-  combine(dim, 1.0, vbar, -p.rayleigh_mass, &m_m_mu, vbar);
-  // Through the predictor: abar = (1/2 - beta) dt^2 u~bar + (1 - gamma) dt v~bar,
-  // vbar = dt u~bar + v~bar, ubar = u~bar.
-  combine(dim, (0.5 - p.beta) * dt * dt, ubar, (1.0 - p.gamma) * dt, &vbar, abar);
-  combine(dim, 1.0, vbar, dt, &ubar, vbar);
-  return iterations;
-}
-
 std::vector<std::vector<double>> record_sensors(LinearElasticity& solver,
                                                 const NewmarkSettings& settings,
                                                 const std::vector<Sensor>& sensors,

@@ -1,12 +1,14 @@
 #include "undertow/adjoint/gradient.hpp"
 
 #include "navier_stokes_support.hpp"
-#include "undertow/adjoint/transposes.hpp"
 #include "undertow/core/error.hpp"
+#include "undertow/solvers/navier_stokes/transposes.hpp"
 
 namespace undertow {
 namespace adjoint {
 
+using navier_stokes::add_at;
+using navier_stokes::design_on_face_transpose;
 using navier_stokes::NavierStokes;
 using navier_stokes::StepTape;
 
@@ -37,17 +39,19 @@ std::vector<double> GradientDriver::choose_steps(const Control& m, double t_end,
     return dts;
   }
   auto ns = start(m);
-  while (ns->time() < t_end * (1 - 1e-12)) {
-    double h = ns->stable_dt(cfl);
-    if (ns->time() + h > t_end)
-      h = t_end - ns->time();
-    ns->step(h);
+  SteppedModel<NavierStokes> stepper(*ns);
+  Clock clock;
+  clock.t_end = t_end;
+  clock.cfl = cfl;
+  Simulation sim(m_domain.comm(), stepper, clock);
+  sim.add_callback("record dt", Cadence::steps(1), [&](Simulation& s) {
     if (ns->has_nonfinite())
       throw CollectiveError(format("the forward run diverged at t = %.6e (dt = %.3e); reduce "
                                    "time.cfl or time.dt",
-                                   ns->time(), h));
-    dts.push_back(h);
-  }
+                                   ns->time(), s.dt()));
+    dts.push_back(s.dt());
+  });
+  sim.run();
   return dts;
 }
 
@@ -59,18 +63,16 @@ double GradientDriver::objective(const Control& m, const std::vector<double>& dt
     terms->assign(J.terms(), 0.0);
   Velocity3 state = ns->make_velocity("adj::state");
   double sum = 0;
-  for (std::size_t n = 0; n < dts.size(); ++n) {
-    ns->step(dts[n]);
-    prepared_state(*ns, state);
-    StepState s;
-    s.step = static_cast<long>(n + 1);
-    s.time = ns->time();
-    s.dt = dts[n];
-    s.last = n + 1 == dts.size();
-    s.velocity = &state;
-    s.forces = &ns->forces();
-    s.psi = &ns->potential();
-    sum += J.value(s, terms);
+  if (!dts.empty()) {
+    SteppedModel<NavierStokes> stepper(*ns);
+    Clock clock;
+    clock.steps = dts;
+    Simulation sim(m_domain.comm(), stepper, clock);
+    sim.add_callback("objective", Cadence::steps(1), [&](Simulation& s) {
+      prepared_state(*ns, state);
+      sum += J.value(StepState::after_step(*ns, s.step(), s.dt(), s.last_step(), state), terms);
+    });
+    sim.run();
   }
   if (!std::isfinite(sum))
     throw CollectiveError("the objective is not finite: the forward run diverged; reduce "

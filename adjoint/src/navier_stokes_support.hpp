@@ -2,7 +2,7 @@
 /// \file
 /// Helpers of the Navier-Stokes gradient driver's runs (internal to adjoint/).
 
-#include "undertow/adjoint/navier_stokes_adjoint.hpp"
+#include "undertow/solvers/navier_stokes/adjoint.hpp"
 
 namespace undertow {
 namespace adjoint {

@@ -10,6 +10,7 @@
 #include "navier_stokes_support.hpp"
 #include "undertow/core/error.hpp"
 
+#include <memory>
 #include <utility>
 
 namespace undertow {
@@ -79,15 +80,15 @@ class NavierStokesModel : public AdjointModel {
   }
 
   double objective_term(long step, double dt, bool last) override {
-    StepState s;
-    s.step = step;
-    s.time = m_ns.time();
-    s.dt = dt;
-    s.last = last;
-    s.velocity = &m_state;
-    s.forces = &m_ns.forces();
-    s.psi = &m_ns.potential();
-    return m_J.value(s);
+    return m_J.value(StepState::after_step(m_ns, step, dt, last, m_state));
+  }
+
+  /// The outputs of the forward sweep, if any, see the steps of the first forward run in order
+  /// (a resumed run, which does not take the earlier ones again, writes none).
+  void set_outputs(Simulation* outputs) { m_outputs = outputs; }
+  void forward_step_taken(long step, double dt, bool) override {
+    if (m_outputs && step == m_outputs->step() + 1)
+      m_outputs->after_step(dt);
   }
 
   long reverse(long k, bool last, Snapshot& tape) override {
@@ -171,16 +172,31 @@ class NavierStokesModel : public AdjointModel {
   Velocity3 m_state, m_lambda, m_after;
   bool m_has_after = false;
   StepSeeds m_seeds;
+  Simulation* m_outputs = nullptr;
 };
 
 } // namespace
 
-Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& dts) {
+Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& dts,
+                                  const std::vector<double>* weights) {
   auto ns = start(m);
   ObjectiveSum J = m_objective(*ns);
+  if (weights)
+    J.set_weights(*weights);
   Gradient g;
   NavierStokesModel model(
       *ns, J, [this, &m] { return start(m); }, g);
+  // The forward sweep's outputs: a Simulation that the sweep drives (the schedule orders the
+  // steps), told of every step taken for the first time.
+  SteppedModel<NavierStokes> stepper(*ns);
+  Clock clock;
+  clock.steps = dts;
+  std::unique_ptr<Simulation> outputs;
+  if (m_outputs && !dts.empty()) {
+    outputs = std::make_unique<Simulation>(m_domain.comm(), stepper, clock);
+    m_outputs(*outputs, *ns);
+    model.set_outputs(outputs.get());
+  }
   static_cast<SweepStats&>(g) = reverse_sweep(model, m_checkpointing, dts, m_log, m_every);
   return g;
 }

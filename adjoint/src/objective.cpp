@@ -1,10 +1,10 @@
 #include "undertow/adjoint/objective.hpp"
 
-#include "undertow/adjoint/transposes.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
+#include "undertow/solvers/navier_stokes/transposes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +14,10 @@
 
 namespace undertow {
 namespace adjoint {
+
+using navier_stokes::edge_vorticity_transpose;
+using navier_stokes::Velocity;
+using navier_stokes::velocity_views;
 
 double TimeWindow::weight(const StepState& s) const {
   if (!average)
@@ -147,7 +151,7 @@ class Enstrophy : public Objective {
     return navier_stokes::enstrophy(m_domain, *s.velocity);
   }
   void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
-    const Velocity v = views(*s.velocity), lam = views(seeds.velocity);
+    const Velocity v = velocity_views(*s.velocity), lam = velocity_views(seeds.velocity);
     const int dim = m_domain.dim();
     const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
                           1.0 / m_domain.spacing(2)};
@@ -163,12 +167,6 @@ class Enstrophy : public Objective {
   }
 
  private:
-  static Velocity views(const Velocity3& u) {
-    Velocity v;
-    for (int c = 0; c < 3; ++c)
-      v.u[c] = u[c].view();
-    return v;
-  }
   const Domain& m_domain;
   Field m_cells;
 };

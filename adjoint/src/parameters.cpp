@@ -193,23 +193,9 @@ TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::ve
                          const Gradient& g, const Direction& h, double eps0, int halvings,
                          const std::vector<ScalarParameter>& list) {
   const Domain& d = driver.domain();
-  TaylorResult r;
-  r.dJ_h = directional_derivative(g, h, d, list);
-  const double J0 = g.objective;
-  double eps = eps0;
-  for (int i = 0; i <= halvings; ++i, eps *= 0.5) {
-    const double J = driver.objective(perturbed(m, h, eps, d.dim()), dts);
-    r.eps.push_back(eps);
-    r.remainder.push_back(std::abs(J - J0 - eps * r.dJ_h));
-  }
-  r.min_rate = HUGE_VAL;
-  for (int i = 0; i < halvings; ++i) {
-    const double rate = std::log2(r.remainder[i] / r.remainder[i + 1]);
-    r.rate.push_back(rate);
-    r.min_rate = std::min(r.min_rate, rate);
-  }
-  r.linear = r.remainder[0] < 1e-12 * std::max(std::abs(J0), std::abs(eps0 * r.dJ_h));
-  return r;
+  return taylor_test(
+      [&](double eps) { return driver.objective(perturbed(m, h, eps, d.dim()), dts); }, g.objective,
+      directional_derivative(g, h, d, list), eps0, halvings);
 }
 
 FiniteDifference finite_difference(GradientDriver& driver, const Control& m,
@@ -218,17 +204,8 @@ FiniteDifference finite_difference(GradientDriver& driver, const Control& m,
   const int dim = driver.domain().dim();
   Direction h;
   h.scalars[p.name] = 1.0;
-  const auto central = [&](double s) {
-    return (driver.objective(perturbed(m, h, s, dim), dts) -
-            driver.objective(perturbed(m, h, -s, dim), dts)) /
-           (2 * s);
-  };
-  FiniteDifference fd;
-  fd.step = step;
-  const double coarse = central(step);
-  fd.central = central(0.5 * step);
-  fd.value = (4 * fd.central - coarse) / 3;
-  return fd;
+  return finite_difference([&](double s) { return driver.objective(perturbed(m, h, s, dim), dts); },
+                           step);
 }
 
 } // namespace adjoint

@@ -4,8 +4,10 @@
 
 #include "undertow/core/error.hpp"
 #include "undertow/io/files.hpp"
+#include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -386,7 +388,92 @@ void ShapeOptimiser::iteration_done(const std::vector<double>& x, double gradien
   m_monitor(r);
 }
 
+namespace {
+
+using VecHandle = linear::PetscHandle<Vec, VecDestroy>;
+using MatHandle = linear::PetscHandle<Mat, MatDestroy>;
+using TaoHandle = linear::PetscHandle<Tao, TaoDestroy>;
+
+/// A sequential vector holding `values`. Throws Error if PETSc fails. Not collective.
+VecHandle make_vector(const std::vector<double>& values) {
+  VecHandle v;
+  linear::check_petsc(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(values.size()), v.out()),
+                      "VecCreateSeq");
+  from_vector(values, v);
+  return v;
+}
+
+/// Every option of `options` ("-name value ..."), which must carry TAO's prefix -optimize_ so
+/// that no other solver sees them. Throws ConfigError naming one that does not.
+std::vector<std::string> option_names(const std::string& options) {
+  std::vector<std::string> names;
+  std::istringstream words(options);
+  std::string word;
+  while (words >> word) {
+    if (word.size() < 2 || word[0] != '-' || std::isdigit(static_cast<unsigned char>(word[1])) ||
+        word[1] == '.')
+      continue; // a value
+    if (word.rfind("-optimize_", 0) != 0)
+      throw ConfigError("optimize.petsc_options: '" + word +
+                        "' lacks the prefix of the optimiser's options: write -optimize_" +
+                        word.substr(1));
+    names.push_back(word);
+  }
+  return names;
+}
+
+/// Puts optimize.petsc_options into PETSc's options database for one solve and takes them out
+/// again after it, so that they reach no later solver.
+class ScopedOptions {
+ public:
+  explicit ScopedOptions(const std::string& options) : m_names(option_names(options)) {
+    if (!options.empty())
+      linear::check_petsc(PetscOptionsInsertString(nullptr, options.c_str()),
+                          "PetscOptionsInsertString (optimize.petsc_options)");
+  }
+  ~ScopedOptions() {
+    for (const auto& name : m_names)
+      PetscOptionsClearValue(nullptr, name.c_str());
+  }
+  ScopedOptions(const ScopedOptions&) = delete;
+  ScopedOptions& operator=(const ScopedOptions&) = delete;
+
+ private:
+  std::vector<std::string> m_names;
+};
+
+/// The flow and geometry constraints of `optimiser` as TAO's equality and inequality routines,
+/// with their vectors and Jacobians. Not collective.
+void configure_constraints(const ShapeOptimiser& optimiser, std::size_t n, Tao tao, void* context,
+                           VecHandle& ce, MatHandle& ae, VecHandle& ci, MatHandle& ai) {
+  using linear::check_petsc;
+  // Values and Jacobian of `m` constraints.
+  const auto storage = [n](std::size_t m, VecHandle& c, MatHandle& a) {
+    check_petsc(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(m), c.out()), "VecCreateSeq");
+    check_petsc(MatCreateSeqDense(PETSC_COMM_SELF, static_cast<PetscInt>(m),
+                                  static_cast<PetscInt>(n), nullptr, a.out()),
+                "MatCreateSeqDense");
+  };
+  if (optimiser.equalities() > 0) {
+    storage(optimiser.equalities(), ce, ae);
+    check_petsc(TaoSetEqualityConstraintsRoutine(tao, ce, tao_equality_constraints, context),
+                "TaoSetEqualityConstraintsRoutine");
+    check_petsc(TaoSetJacobianEqualityRoutine(tao, ae, ae, tao_equality_jacobian, context),
+                "TaoSetJacobianEqualityRoutine");
+  }
+  if (optimiser.inequalities() > 0) {
+    storage(optimiser.inequalities(), ci, ai);
+    check_petsc(TaoSetInequalityConstraintsRoutine(tao, ci, tao_inequality_constraints, context),
+                "TaoSetInequalityConstraintsRoutine");
+    check_petsc(TaoSetJacobianInequalityRoutine(tao, ai, ai, tao_inequality_jacobian, context),
+                "TaoSetJacobianInequalityRoutine");
+  }
+}
+
+} // namespace
+
 OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
+  using linear::check_petsc;
   const std::size_t n = x0.size();
   for (std::size_t i = 0; i < n; ++i)
     if (!(m_settings.lower[i] <= x0[i] && x0[i] <= m_settings.upper[i]))
@@ -397,90 +484,69 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   m_start = now();
   Context context{this, n, nullptr};
 
-  Vec x, lo, hi, ce = nullptr, ci = nullptr;
-  Mat ae = nullptr, ai = nullptr;
-  VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(n), &x);
-  VecDuplicate(x, &lo);
-  VecDuplicate(x, &hi);
-  from_vector(x0, x);
-  from_vector(m_settings.lower, lo);
-  from_vector(m_settings.upper, hi);
-  Tao tao, designer;
-  TaoCreate(PETSC_COMM_SELF, &tao);
-  TaoSetOptionsPrefix(tao, "optimize_");
-  TaoSetSolution(tao, x);
-  TaoSetVariableBounds(tao, lo, hi);
-  TaoSetObjectiveAndGradient(tao, nullptr, objective_and_gradient, &context);
-  const bool constrained = equalities() + inequalities() > 0;
-  if (constrained) {
-    TaoSetType(tao, TAOALMM);
-    if (equalities() > 0) {
-      const auto m = static_cast<PetscInt>(equalities());
-      VecCreateSeq(PETSC_COMM_SELF, m, &ce);
-      MatCreateSeqDense(PETSC_COMM_SELF, m, static_cast<PetscInt>(n), nullptr, &ae);
-      TaoSetEqualityConstraintsRoutine(tao, ce, tao_equality_constraints, &context);
-      TaoSetJacobianEqualityRoutine(tao, ae, ae, tao_equality_jacobian, &context);
-    }
-    if (inequalities() > 0) {
-      const auto m = static_cast<PetscInt>(inequalities());
-      VecCreateSeq(PETSC_COMM_SELF, m, &ci);
-      MatCreateSeqDense(PETSC_COMM_SELF, m, static_cast<PetscInt>(n), nullptr, &ai);
-      TaoSetInequalityConstraintsRoutine(tao, ci, tao_inequality_constraints, &context);
-      TaoSetJacobianInequalityRoutine(tao, ai, ai, tao_inequality_jacobian, &context);
-    }
+  VecHandle x = make_vector(x0), lo = make_vector(m_settings.lower),
+            hi = make_vector(m_settings.upper), ce, ci;
+  MatHandle ae, ai;
+  TaoHandle tao;
+  Tao designer = nullptr;
+  check_petsc(TaoCreate(PETSC_COMM_SELF, tao.out()), "TaoCreate");
+  check_petsc(TaoSetOptionsPrefix(tao, "optimize_"), "TaoSetOptionsPrefix");
+  check_petsc(TaoSetSolution(tao, x), "TaoSetSolution");
+  check_petsc(TaoSetVariableBounds(tao, lo, hi), "TaoSetVariableBounds");
+  check_petsc(TaoSetObjectiveAndGradient(tao, nullptr, objective_and_gradient, &context),
+              "TaoSetObjectiveAndGradient");
+  if (equalities() + inequalities() > 0) {
+    check_petsc(TaoSetType(tao, TAOALMM), "TaoSetType");
+    configure_constraints(*this, n, tao, &context, ce, ae, ci, ai);
     // Powell-Hestenes-Rockafellar: no slack variables for the inequalities, and the first
     // penalty from |J| and the violations. (The classic formulation's BLMVM subproblems took
     // 5-20 times the evaluations on the problems of tests/mpi/test_shape_optimiser.cpp, with
     // line searches that failed after a multiplier update.) PHR holds the constraints to the
     // gradient's tolerance.
-    TaoSetConstraintTolerances(tao, m_settings.gradient_tolerance, 0);
-    TaoALMMSetType(tao, TAO_ALMM_PHR);
-    TaoALMMGetSubsolver(tao, &designer);
-    TaoSetType(designer, TAOBLMVM);
-    TaoSetTolerances(designer, m_settings.gradient_tolerance, 0, 0);
-    TaoSetMaximumIterations(designer, static_cast<PetscInt>(m_settings.max_iterations));
+    check_petsc(TaoSetConstraintTolerances(tao, m_settings.gradient_tolerance, 0),
+                "TaoSetConstraintTolerances");
+    check_petsc(TaoALMMSetType(tao, TAO_ALMM_PHR), "TaoALMMSetType");
+    check_petsc(TaoALMMGetSubsolver(tao, &designer), "TaoALMMGetSubsolver");
+    check_petsc(TaoSetType(designer, TAOBLMVM), "TaoSetType");
+    check_petsc(TaoSetTolerances(designer, m_settings.gradient_tolerance, 0, 0),
+                "TaoSetTolerances");
+    check_petsc(TaoSetMaximumIterations(designer, static_cast<PetscInt>(m_settings.max_iterations)),
+                "TaoSetMaximumIterations");
   } else {
-    TaoSetType(tao, TAOBLMVM);
+    check_petsc(TaoSetType(tao, TAOBLMVM), "TaoSetType");
     designer = tao;
   }
   // After TaoSetType, which may reset them.
-  TaoSetTolerances(tao, m_settings.gradient_tolerance, 0, 0);
-  TaoSetMaximumIterations(tao, static_cast<PetscInt>(m_settings.max_iterations));
-  TaoSetMaximumFunctionEvaluations(tao, static_cast<PetscInt>(20 * m_settings.max_iterations));
-  TaoSetMonitor(designer, monitor, &context, nullptr);
-  TaoSetConvergenceTest(tao, convergence_test, &context);
+  check_petsc(TaoSetTolerances(tao, m_settings.gradient_tolerance, 0, 0), "TaoSetTolerances");
+  check_petsc(TaoSetMaximumIterations(tao, static_cast<PetscInt>(m_settings.max_iterations)),
+              "TaoSetMaximumIterations");
+  check_petsc(
+      TaoSetMaximumFunctionEvaluations(tao, static_cast<PetscInt>(20 * m_settings.max_iterations)),
+      "TaoSetMaximumFunctionEvaluations");
+  check_petsc(TaoSetMonitor(designer, monitor, &context, nullptr), "TaoSetMonitor");
+  check_petsc(TaoSetConvergenceTest(tao, convergence_test, &context), "TaoSetConvergenceTest");
   if (designer != tao)
-    TaoSetConvergenceTest(designer, convergence_test, &context);
-  if (!m_settings.petsc_options.empty())
-    PetscOptionsInsertString(nullptr, m_settings.petsc_options.c_str());
-  TaoSetFromOptions(tao);
+    check_petsc(TaoSetConvergenceTest(designer, convergence_test, &context),
+                "TaoSetConvergenceTest");
+  const ScopedOptions options(m_settings.petsc_options);
+  check_petsc(TaoSetFromOptions(tao), "TaoSetFromOptions (optimize.petsc_options)");
 
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
   const PetscErrorCode status = TaoSolve(tao);
   PetscPopErrorHandler();
-  OptimiserResult result;
-  if (!context.error && status == 0) {
-    TaoConvergedReason reason;
-    TaoGetConvergedReason(tao, &reason);
-    result.reason = TaoConvergedReasons[reason];
-    result.converged = reason > 0;
-    Vec xs;
-    TaoGetSolution(tao, &xs);
-    result.x = to_vector(xs, n);
-  }
-  VecDestroy(&x);
-  VecDestroy(&lo);
-  VecDestroy(&hi);
-  VecDestroy(&ce);
-  VecDestroy(&ci);
-  MatDestroy(&ae);
-  MatDestroy(&ai);
-  TaoDestroy(&tao);
   if (context.error)
     std::rethrow_exception(context.error);
   if (status != 0)
     throw CollectiveError("TAO failed with PETSc error " + std::to_string(status) +
                           " during the optimisation");
+  OptimiserResult result;
+  TaoConvergedReason reason;
+  check_petsc(TaoGetConvergedReason(tao, &reason), "TaoGetConvergedReason");
+  result.reason = TaoConvergedReasons[reason];
+  result.converged = reason > 0;
+  Vec xs = nullptr;
+  check_petsc(TaoGetSolution(tao, &xs), "TaoGetSolution");
+  result.x = to_vector(xs, n);
   result.objective = evaluate(result.x).objective;
   result.iterations = m_iteration;
   result.evaluations = m_evaluations;

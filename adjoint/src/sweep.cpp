@@ -143,6 +143,7 @@ class Sweep {
     const bool last = n + 1 == m_steps;
     m_g.objective += m_model.objective_term(n + 1, dt, last);
     ++m_reached;
+    m_model.forward_step_taken(n + 1, dt, last);
     if (last && !std::isfinite(m_g.objective))
       throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
                             "time.cfl or time.dt");

@@ -39,8 +39,7 @@ Timers::Scope::Scope(Timers& timers, const std::string& phase)
 Timers::Scope::~Scope() {
   Kokkos::fence();
   Kokkos::Profiling::popRegion();
-  m_timers.add(m_phase,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count());
+  m_timers.add(m_phase, seconds_since(m_start));
 }
 
 double Timers::seconds(const std::string& phase) const {
@@ -77,8 +76,7 @@ Progress::Progress(const Log& log, double t_end, long every, double t_start)
 void Progress::update(long step, double time, double dt, const std::string& extra, bool force) {
   if (m_every <= 0 || !m_log.is_root() || (step % m_every != 0 && !force))
     return;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  const double elapsed = seconds_since(m_start);
   const double eta = estimate_eta(elapsed, m_t_start, time, m_t_end);
   char line[320];
   std::snprintf(line, sizeof line,

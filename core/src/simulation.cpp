@@ -26,6 +26,11 @@ double TimeStepper::stable_dt(double) const {
 }
 
 void Clock::validate() const {
+  for (double dt : steps)
+    if (!(dt > 0))
+      throw ConfigError("a given time step is not positive: " + std::to_string(dt) + " s");
+  if (!steps.empty())
+    return;
   if (!(fixed_dt > 0) && !(cfl > 0))
     throw ConfigError("the time step is undefined: set time.dt > 0 or time.cfl > 0");
   if (std::isinf(t_end) && max_steps < 0 && !(walltime > 0))
@@ -83,7 +88,8 @@ bool Cadence::empty() const {
 }
 
 Simulation::Simulation(const Communicator& comm, TimeStepper& model, Clock clock, long first_step)
-    : m_comm(comm), m_model(model), m_clock(clock), m_first_step(first_step), m_step(first_step) {
+    : m_comm(comm), m_model(model), m_clock(clock), m_first_step(first_step), m_step(first_step),
+      m_started(std::chrono::steady_clock::now()) {
   m_clock.validate();
 }
 
@@ -111,7 +117,17 @@ void Simulation::watch_signals() {
 }
 
 double Simulation::next_dt() const {
+  if (!m_clock.steps.empty()) {
+    const auto n = static_cast<std::size_t>(m_step - m_first_step);
+    return n < m_clock.steps.size() ? m_clock.steps[n] : m_clock.steps.back();
+  }
   return m_clock.fixed_dt > 0 ? m_clock.fixed_dt : m_model.stable_dt(m_clock.cfl);
+}
+
+bool Simulation::steps_done() const {
+  const long taken = m_step - m_first_step;
+  return (m_clock.max_steps >= 0 && taken >= m_clock.max_steps) ||
+         (!m_clock.steps.empty() && taken >= static_cast<long>(m_clock.steps.size()));
 }
 
 bool Simulation::time_reached() const {
@@ -154,10 +170,6 @@ void Simulation::request_stop(const std::string& reason) {
 
 void Simulation::run() {
   m_started = std::chrono::steady_clock::now();
-  const bool poll = m_watch_signals || m_clock.walltime > 0;
-  const auto steps_done = [&] {
-    return m_clock.max_steps >= 0 && m_step - m_first_step >= m_clock.max_steps;
-  };
   while (!time_reached() && !steps_done() && m_stopped_by.empty()) {
     double dt = next_dt();
     if (m_model.time() + dt > m_clock.t_end)
@@ -170,20 +182,34 @@ void Simulation::run() {
         m_step_error(*this, e);
       throw;
     }
-    ++m_step;
-    m_last = time_reached() || steps_done();
-    if (m_last)
-      m_stopped_by = time_reached() ? "end time" : "steps";
-    const int code = poll ? poll_signal() : 0;
-    m_signal = code == 3 || code == 2 ? SIGTERM : code == 1 ? SIGUSR1 : 0;
-    if (code >= 2) {
-      m_last = true;
-      m_stopped_by = code == 3 ? "signal" : "walltime";
-    }
-    for (Entry& e : m_callbacks)
-      if (fires(e))
-        e.callback(*this);
+    after_step(dt);
   }
+  if (!m_finished)
+    finish();
+}
+
+void Simulation::after_step(double dt) {
+  ++m_step;
+  m_dt = dt;
+  m_last = time_reached() || steps_done();
+  if (m_last)
+    m_stopped_by = time_reached() ? "end time" : "steps";
+  const bool poll = m_watch_signals || m_clock.walltime > 0;
+  const int code = poll ? poll_signal() : 0;
+  m_signal = code == 3 || code == 2 ? SIGTERM : code == 1 ? SIGUSR1 : 0;
+  if (code >= 2) {
+    m_last = true;
+    m_stopped_by = code == 3 ? "signal" : "walltime";
+  }
+  for (Entry& e : m_callbacks)
+    if (fires(e))
+      e.callback(*this);
+  if (m_last)
+    finish();
+}
+
+void Simulation::finish() {
+  m_finished = true;
   for (auto& f : m_finish)
     f.second(*this);
 }

@@ -29,10 +29,6 @@ std::string group_of(int slot) {
   return "slot_" + std::to_string(slot);
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 /// Creates a contiguous dataset allocated on disk now (so that later writes change no metadata).
 hid_t create_dataset(hid_t file, const std::string& name, hid_t type, int rank,
                      const hsize_t* dims) {

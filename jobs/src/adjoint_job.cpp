@@ -6,6 +6,8 @@
 #include "undertow/core/version.hpp"
 #include "undertow/io/files.hpp"
 
+#include <cstdio>
+
 namespace undertow {
 namespace jobs {
 
@@ -28,10 +30,7 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
       driver(
           domain,
           [this](navier_stokes::NavierStokes& ns) {
-            adjoint::ObjectiveSum J = adjoint::make_objective({config, case_file, ns});
-            if (!weights.empty())
-              J.set_weights(weights);
-            return J;
+            return adjoint::make_objective({config, case_file, ns});
           },
           log, progress_every) {
   const std::string& dir = loaded.output_dir;
@@ -45,6 +44,20 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
            ExecutionSpace::name());
   log.info("domain: " + domain.describe());
   m = control_from_case(config, domain, restart, log);
+  if (FlowOutputs::requested(config))
+    driver.set_forward_outputs([this, command](Simulation& sim, navier_stokes::NavierStokes& ns) {
+      ++forward_sweeps;
+      std::string out = loaded.output_dir;
+      if (command != "gradient") {
+        char sub[48];
+        std::snprintf(sub, sizeof sub, "/evaluations/%04ld", forward_sweeps);
+        out += sub;
+        run_on_root(ns.domain().comm(), [&] { io::make_directories(out); });
+      }
+      outputs = std::make_unique<FlowOutputs>(config, ns, out, case_file,
+                                              FlowOutputKinds{false, false, false}, log);
+      outputs->attach(sim);
+    });
   // Validate the objective before the long runs.
   navier_stokes::NavierStokes ns(domain, m.flow);
   log.info("objective: " + adjoint::make_objective({config, case_file, ns}).describe());

@@ -3,10 +3,12 @@
 // log in the output directory, the parameters m of the case and a gradient driver with the
 // case's objective.
 
+#include "flow_outputs.hpp"
 #include "models.hpp"
 
 #include "undertow/adjoint/gradient.hpp"
 
+#include <memory>
 #include <string>
 
 namespace undertow {
@@ -25,24 +27,12 @@ struct AdjointJob {
   Domain domain;
   Log log;
   adjoint::Control m;
-  /// Weights that replace objective.weights in the driver's objective (empty: the case's).
-  std::vector<double> weights;
   adjoint::GradientDriver driver;
-};
-
-/// Replaces the objective's weights of `job` while it lives (the case's weights again after,
-/// also when a run throws).
-class ObjectiveWeights {
- public:
-  ObjectiveWeights(AdjointJob& job, std::vector<double> weights) : m_job(job) {
-    m_job.weights = std::move(weights);
-  }
-  ~ObjectiveWeights() { m_job.weights.clear(); }
-  ObjectiveWeights(const ObjectiveWeights&) = delete;
-  ObjectiveWeights& operator=(const ObjectiveWeights&) = delete;
-
- private:
-  AdjointJob& m_job;
+  /// The outputs the case asks of a flow ([fields], [diagnostics], [restart]) of the forward
+  /// sweep of each gradient: into the output directory for `gradient`, into
+  /// evaluations/<n>/ for the n-th forward sweep of `optimize`.
+  std::unique_ptr<FlowOutputs> outputs;
+  long forward_sweeps = 0;
 };
 
 } // namespace jobs

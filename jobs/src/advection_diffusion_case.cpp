@@ -20,6 +20,28 @@ void declare_advection_diffusion_keys(ConfigSchema& s) {
   declare_error_check_keys(s);
 }
 
+/// The fixed step of the run: time.dt, or time.cfl's, rounded down to land on time.t_end; says
+/// it in the log, with a warning beyond the stability limit. Collective.
+double scalar_step(const RunContext& ctx, const scalar::AdvectionDiffusion& solver, double kappa,
+                   long& n_steps) {
+  const Config& cfg = ctx.config;
+  const double t_end = cfg.get_real("time.t_end");
+  const double dt_asked = cfg.get_real("time.dt") > 0 ? cfg.get_real("time.dt")
+                                                      : solver.stable_dt(cfg.get_real("time.cfl"));
+  n_steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt_asked - 1e-9)));
+  const double dt = t_end / double(n_steps);
+  if (std::abs(dt - dt_asked) > 1e-12 * dt_asked)
+    ctx.log.info(format("time step %.6e rounded down to %.6e to land on t_end", dt_asked, dt));
+  if (dt > solver.stable_dt(1.0))
+    ctx.log.info(format("warning: dt = %.3e exceeds the linear stability limit %.3e of SSP-RK3; "
+                        "expect the run to diverge",
+                        dt, solver.stable_dt(1.0)));
+  ctx.log.info(
+      format("advection-diffusion: kappa = %g, Courant number %.3f", kappa, solver.courant(dt)) +
+      ", " + std::to_string(n_steps) + " steps");
+  return dt;
+}
+
 RunResult run_advection_diffusion(const RunContext& ctx) {
   require_error_check(ctx);
   if (!ctx.restart_file.empty())
@@ -29,21 +51,9 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   const auto params = scalar::AdvectionDiffusionParams::from_config(cfg, ctx.domain.dim());
   scalar::AdvectionDiffusion solver(ctx.domain, params);
   solver.initialise(0.0);
-
   const double t_end = cfg.get_real("time.t_end");
-  const double dt_asked = cfg.get_real("time.dt") > 0 ? cfg.get_real("time.dt")
-                                                      : solver.stable_dt(cfg.get_real("time.cfl"));
-  const long n_steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt_asked - 1e-9)));
-  const double dt = t_end / double(n_steps);
-  if (std::abs(dt - dt_asked) > 1e-12 * dt_asked)
-    ctx.log.info(format("time step %.6e rounded down to %.6e to land on t_end", dt_asked, dt));
-  if (dt > solver.stable_dt(1.0))
-    ctx.log.info(format("warning: dt = %.3e exceeds the linear stability limit %.3e of SSP-RK3; "
-                        "expect the run to diverge",
-                        dt, solver.stable_dt(1.0)));
-  ctx.log.info(format("advection-diffusion: kappa = %g, Courant number %.3f", params.kappa,
-                      solver.courant(dt)) +
-               ", " + std::to_string(n_steps) + " steps");
+  long n_steps = 0;
+  const double dt = scalar_step(ctx, solver, params.kappa, n_steps);
 
   // The exact solution never exceeds its initial maximum; a stable scheme overshoots it by far
   // less than this factor, so growth beyond it (or a NaN) means the run has diverged.

@@ -1,6 +1,7 @@
 #include "command_line.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/io/files.hpp"
 
 #include <iostream>
 #include <sstream>
@@ -35,6 +36,15 @@ bool parse_case_command(const Communicator& comm, const std::vector<std::string>
   if (!vm.count("case"))
     throw ConfigError("undertow " + command + ": no case file given; usage: " + usage);
   return true;
+}
+
+void write_report(const Communicator& comm, const io::Json& report, const std::string& path,
+                  const std::string& copy) {
+  run_on_root(comm, [&] {
+    io::write_file_atomic(path, report.dump());
+    if (!copy.empty())
+      io::write_file_atomic(copy, report.dump());
+  });
 }
 
 } // namespace jobs

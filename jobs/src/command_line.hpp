@@ -3,6 +3,7 @@
 // gradient`): options, the case file as the first positional argument, help and errors.
 
 #include "undertow/core/communicator.hpp"
+#include "undertow/io/json.hpp"
 
 #include <boost/program_options.hpp>
 #include <string>
@@ -21,6 +22,11 @@ bool parse_case_command(const Communicator& comm, const std::vector<std::string>
                         const boost::program_options::options_description& visible,
                         const boost::program_options::options_description& hidden,
                         boost::program_options::variables_map& vm);
+
+/// Writes a command's JSON report to `path` and, if `copy` is not empty, to `copy` too (--report),
+/// each atomically by rank 0. Collective.
+void write_report(const Communicator& comm, const io::Json& report, const std::string& path,
+                  const std::string& copy);
 
 } // namespace jobs
 } // namespace undertow

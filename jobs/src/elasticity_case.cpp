@@ -166,14 +166,14 @@ void ElasticityProbe::check(const Config& cfg, int dim, const std::array<double,
 
 namespace {
 
-RunResult run_elasticity(const RunContext& ctx) {
+/// The case's keys that a static or topology run refuses, and the references --check needs.
+/// Throws ConfigError. Not collective.
+void validate_elasticity_case(const RunContext& ctx, const ElasticityProbe& probe) {
+  const Config& cfg = ctx.config;
   if (!ctx.restart_file.empty())
     throw ConfigError("--restart: the elasticity model has no restart files; run the case again");
-  const Config& cfg = ctx.config;
-  const int dim = ctx.domain.dim();
   const bool topology = cfg.get_bool("topology.enabled");
   const bool dynamic = cfg.get_bool("dynamics.enabled");
-  const ElasticityProbe probe = ElasticityProbe::from_config(cfg, dim);
   const double c_ref = cfg.get_real("check.compliance");
   const long iterations_ref = cfg.get_int("check.iterations");
   if (topology && dynamic)
@@ -199,7 +199,154 @@ RunResult run_elasticity(const RunContext& ctx) {
   if (iterations_ref > 0 && !topology)
     throw ConfigError("check.iterations counts topology iterations: set topology.enabled = true "
                       "or remove it");
+}
 
+/// One static solve: its compliance, in the log, diagnostics.csv and the figures. Collective.
+double static_solve(const RunContext& ctx, LinearElasticity& solver, RunResult& result) {
+  const auto start = std::chrono::steady_clock::now();
+  const elasticity::SolveInfo info = solver.solve();
+  result.timers.add("solve", seconds_since(start));
+  const double compliance = solver.compliance();
+  ctx.log.info(format("solved in %.0f iterations (residual %.3e): compliance %.10e J",
+                      double(info.iterations), info.residual, compliance));
+  result.figures["solver_iterations"] = double(info.iterations);
+  io::CsvSeries csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
+                    {"iteration", "compliance", "solver_iterations"});
+  csv.append({0.0, compliance, double(info.iterations)});
+  return compliance;
+}
+
+/// The table's line of one topology iteration, with the ETA of the remaining budget. Not
+/// collective.
+void print_topology_iteration(const Log& log, const adjoint::TopologyIteration& it, double elapsed,
+                              bool last, long max_iterations) {
+  const double per = elapsed / double(it.iteration);
+  char line[160];
+  std::snprintf(line, sizeof line, "%10ld   %14.8e   %6.4f   %6.4f   %10ld   %11.3f", it.iteration,
+                it.compliance, it.volume, it.change, it.solver_iterations, per);
+  log.info(std::string(line) +
+           (last ? std::string()
+                 : "   ETA " + format_duration(per * double(max_iterations - it.iteration)) +
+                       " at most"));
+}
+
+/// Minimum-compliance topology optimisation: the iterations with their table, diagnostics.csv,
+/// density snapshots and PNGs, then one more solve at the final densities. Returns the design
+/// iterations and sets `compliance` (the 88-line code's: at the densities each iteration started
+/// from). Collective.
+long topology_run(const RunContext& ctx, LinearElasticity& solver, ElasticityFieldWriter& fields,
+                  RunResult& result, double& compliance) {
+  const Config& cfg = ctx.config;
+  auto& f = result.figures;
+  Timers& timers = result.timers;
+  long design_iterations = 0;
+  const auto settings = adjoint::TopologySettings::from_config(cfg);
+  adjoint::TopologyOptimisation opt(solver, settings);
+  io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", fields.attributes());
+  const bool png = cfg.get_bool("output.png");
+  const long every = cfg.get_int("output.snapshot_every");
+  const long progress_every = std::max(1L, cfg.get_int("output.progress_every"));
+  run_on_root(ctx.domain.comm(), [&] { io::make_directories(ctx.output_dir + "/png"); });
+  io::CsvSeries csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
+                    {"iteration", "compliance", "volume", "change", "solver_iterations",
+                     "seconds_solve", "seconds_sensitivity", "seconds_update"});
+  auto snapshot = [&](long iteration) {
+    if (!densities.begin(iteration, double(iteration)))
+      return;
+    densities.cell("density", opt.physical());
+    densities.cell("design", opt.design());
+    densities.commit();
+    if (png) {
+      char name[64];
+      std::snprintf(name, sizeof name, "/png/density_%05ld.png", iteration);
+      write_density_png(ctx.domain.comm(), opt.physical(), ctx.output_dir + name);
+    }
+  };
+  snapshot(0);
+  ctx.log.info(format("topology optimisation: volume fraction %g, filter radius %g m, move %g",
+                      settings.volume_fraction, settings.filter_radius, settings.move) +
+               format(", stop at change <= %g or %.0f iterations", settings.change_tolerance,
+                      double(settings.max_iterations)));
+  ctx.log.info(" iteration   compliance [J]   volume   change   solver its   s/iteration");
+  const auto start = std::chrono::steady_clock::now();
+  adjoint::TopologyIteration it;
+  while (!opt.converged() && it.iteration < settings.max_iterations) {
+    it = opt.step();
+    if (!std::isfinite(it.compliance))
+      throw CollectiveError(format("topology iteration %.0f: the compliance is not finite; "
+                                   "check the supports and material.youngs_modulus_min",
+                                   double(it.iteration)));
+    csv.append({double(it.iteration), it.compliance, it.volume, it.change,
+                double(it.solver_iterations), it.seconds_solve, it.seconds_sensitivity,
+                it.seconds_update});
+    timers.add("topology solve", it.seconds_solve);
+    timers.add("topology sensitivity", it.seconds_sensitivity);
+    timers.add("topology update", it.seconds_update);
+    const bool last = opt.converged() || it.iteration == settings.max_iterations;
+    if (it.iteration % progress_every == 0 || last || it.iteration == 1)
+      print_topology_iteration(ctx.log, it, seconds_since(start), last, settings.max_iterations);
+    if ((every > 0 && it.iteration % every == 0) || last)
+      snapshot(it.iteration);
+  }
+  design_iterations = it.iteration;
+  compliance = it.compliance;
+  if (!opt.converged())
+    ctx.log.info(format("warning: not converged after %.0f iterations (last change %.4f): "
+                        "raise topology.max_iterations",
+                        double(it.iteration), it.change));
+  else
+    ctx.log.info(format("converged after %.0f iterations: compliance %.10e J, volume %.6f",
+                        double(it.iteration), it.compliance, it.volume));
+  ctx.log.info("densities: " + densities.xdmf_path() + (png ? ", " + ctx.output_dir + "/png" : ""));
+  f["iterations"] = double(design_iterations);
+  f["converged"] = opt.converged();
+  f["volume"] = it.volume;
+  f["change"] = it.change;
+  // The compliance above is the 88-line code's: at the densities each iteration started
+  // from. The fields below are those of the final densities: solve once more for them.
+  solver.solve();
+  f["compliance_final_design"] = solver.compliance();
+  ctx.log.info(format("compliance of the final design: %.10e J", solver.compliance()));
+  return design_iterations;
+}
+
+/// The --check of a static or topology run: compliance, iterations, the probe's displacement.
+/// Not collective.
+void check_elasticity(const RunContext& ctx, const ElasticityProbe& probe, double compliance,
+                      long design_iterations, const std::array<double, 3>& u_probe,
+                      RunResult& result) {
+  const Config& cfg = ctx.config;
+  const double c_ref = cfg.get_real("check.compliance");
+  const long iterations_ref = cfg.get_int("check.iterations");
+  result.has_reference = c_ref > 0 || iterations_ref > 0 || probe.has_reference;
+  if (!result.has_reference)
+    return;
+  bool ok = true;
+  std::string summary;
+  if (c_ref > 0) {
+    const double rel = std::abs(compliance - c_ref) / c_ref;
+    const double allowed = cfg.get_real("check.compliance_rtol");
+    ok = ok && rel <= allowed;
+    summary +=
+        format("compliance %.10e against %.10e (relative deviation %.2e", compliance, c_ref, rel) +
+        format(", allowed %.1e)", allowed);
+  }
+  if (iterations_ref > 0) {
+    ok = ok && design_iterations == iterations_ref;
+    summary +=
+        (summary.empty() ? "" : "; ") +
+        format("%.0f iterations against %.0f", double(design_iterations), double(iterations_ref));
+  }
+  probe.check(cfg, ctx.domain.dim(), u_probe, ok, summary);
+  result.check_passed = ok;
+  result.check_summary = summary;
+}
+
+RunResult run_elasticity(const RunContext& ctx) {
+  const Config& cfg = ctx.config;
+  const int dim = ctx.domain.dim();
+  const ElasticityProbe probe = ElasticityProbe::from_config(cfg, dim);
+  validate_elasticity_case(ctx, probe);
   const auto spec = elasticity::ElasticitySpec::from_config(cfg, dim);
   LinearElasticity solver(ctx.domain, spec);
   if (probe.given) // a probe between nodes is refused now, not after the run
@@ -209,110 +356,19 @@ RunResult run_elasticity(const RunContext& ctx) {
                (dim == 2 ? (spec.plane_stress ? ", plane stress" : ", plane strain") : "") +
                (spec.solver == elasticity::LinearSolver::Direct ? ", MUMPS LU" : ", CG + GAMG"));
 
-  if (dynamic) {
+  if (cfg.get_bool("dynamics.enabled")) {
     ElasticityFieldWriter fields(ctx, "the simulated time [s]");
     return run_elastodynamics(ctx, solver, fields, probe);
   }
   ElasticityFieldWriter fields(ctx, "the design iteration");
   RunResult result;
   auto& f = result.figures;
-  Timers& timers = result.timers;
   long design_iterations = 0;
   double compliance = 0;
-  if (!topology) {
-    const auto start = std::chrono::steady_clock::now();
-    const elasticity::SolveInfo info = solver.solve();
-    timers.add("solve",
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    compliance = solver.compliance();
-    ctx.log.info(format("solved in %.0f iterations (residual %.3e): compliance %.10e J",
-                        double(info.iterations), info.residual, compliance));
-    f["solver_iterations"] = double(info.iterations);
-    io::CsvSeries csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
-                      {"iteration", "compliance", "solver_iterations"});
-    csv.append({0.0, compliance, double(info.iterations)});
-  } else {
-    const auto settings = adjoint::TopologySettings::from_config(cfg);
-    adjoint::TopologyOptimisation opt(solver, settings);
-    io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", fields.attributes());
-    const bool png = cfg.get_bool("output.png");
-    const long every = cfg.get_int("output.snapshot_every");
-    const long progress_every = std::max(1L, cfg.get_int("output.progress_every"));
-    run_on_root(ctx.domain.comm(), [&] { io::make_directories(ctx.output_dir + "/png"); });
-    io::CsvSeries csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
-                      {"iteration", "compliance", "volume", "change", "solver_iterations",
-                       "seconds_solve", "seconds_sensitivity", "seconds_update"});
-    auto snapshot = [&](long iteration) {
-      if (!densities.begin(iteration, double(iteration)))
-        return;
-      densities.cell("density", opt.physical());
-      densities.cell("design", opt.design());
-      densities.commit();
-      if (png) {
-        char name[64];
-        std::snprintf(name, sizeof name, "/png/density_%05ld.png", iteration);
-        write_density_png(ctx.domain.comm(), opt.physical(), ctx.output_dir + name);
-      }
-    };
-    snapshot(0);
-    ctx.log.info(format("topology optimisation: volume fraction %g, filter radius %g m, move %g",
-                        settings.volume_fraction, settings.filter_radius, settings.move) +
-                 format(", stop at change <= %g or %.0f iterations", settings.change_tolerance,
-                        double(settings.max_iterations)));
-    ctx.log.info(" iteration   compliance [J]   volume   change   solver its   s/iteration");
-    const auto start = std::chrono::steady_clock::now();
-    adjoint::TopologyIteration it;
-    while (!opt.converged() && it.iteration < settings.max_iterations) {
-      it = opt.step();
-      if (!std::isfinite(it.compliance))
-        throw CollectiveError(format("topology iteration %.0f: the compliance is not finite; "
-                                     "check the supports and material.youngs_modulus_min",
-                                     double(it.iteration)));
-      csv.append({double(it.iteration), it.compliance, it.volume, it.change,
-                  double(it.solver_iterations), it.seconds_solve, it.seconds_sensitivity,
-                  it.seconds_update});
-      timers.add("topology solve", it.seconds_solve);
-      timers.add("topology sensitivity", it.seconds_sensitivity);
-      timers.add("topology update", it.seconds_update);
-      const bool last = opt.converged() || it.iteration == settings.max_iterations;
-      if (it.iteration % progress_every == 0 || last || it.iteration == 1) {
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double per = elapsed / double(it.iteration);
-        char line[160];
-        std::snprintf(line, sizeof line, "%10ld   %14.8e   %6.4f   %6.4f   %10ld   %11.3f",
-                      it.iteration, it.compliance, it.volume, it.change, it.solver_iterations, per);
-        ctx.log.info(
-            std::string(line) +
-            (last ? std::string()
-                  : "   ETA " +
-                        format_duration(per * double(settings.max_iterations - it.iteration)) +
-                        " at most"));
-      }
-      if ((every > 0 && it.iteration % every == 0) || last)
-        snapshot(it.iteration);
-    }
-    design_iterations = it.iteration;
-    compliance = it.compliance;
-    if (!opt.converged())
-      ctx.log.info(format("warning: not converged after %.0f iterations (last change %.4f): "
-                          "raise topology.max_iterations",
-                          double(it.iteration), it.change));
-    else
-      ctx.log.info(format("converged after %.0f iterations: compliance %.10e J, volume %.6f",
-                          double(it.iteration), it.compliance, it.volume));
-    ctx.log.info("densities: " + densities.xdmf_path() +
-                 (png ? ", " + ctx.output_dir + "/png" : ""));
-    f["iterations"] = double(design_iterations);
-    f["converged"] = opt.converged();
-    f["volume"] = it.volume;
-    f["change"] = it.change;
-    // The compliance above is the 88-line code's: at the densities each iteration started
-    // from. The fields below are those of the final densities: solve once more for them.
-    solver.solve();
-    f["compliance_final_design"] = solver.compliance();
-    ctx.log.info(format("compliance of the final design: %.10e J", solver.compliance()));
-  }
+  if (!cfg.get_bool("topology.enabled"))
+    compliance = static_solve(ctx, solver, result);
+  else
+    design_iterations = topology_run(ctx, solver, fields, result, compliance);
   f["compliance"] = compliance;
   f["unknowns"] = double(solver.global_dofs());
   f["solver_iterations_total"] = double(solver.total_iterations());
@@ -329,29 +385,7 @@ RunResult run_elasticity(const RunContext& ctx) {
     ctx.log.info(format("displacement at the probe: (%.10e, %.10e, %.10e) m", u_probe[0],
                         u_probe[1], u_probe[2]));
   }
-
-  result.has_reference = has_reference;
-  if (has_reference) {
-    bool ok = true;
-    std::string summary;
-    if (c_ref > 0) {
-      const double rel = std::abs(compliance - c_ref) / c_ref;
-      const double allowed = cfg.get_real("check.compliance_rtol");
-      ok = ok && rel <= allowed;
-      summary += format("compliance %.10e against %.10e (relative deviation %.2e", compliance,
-                        c_ref, rel) +
-                 format(", allowed %.1e)", allowed);
-    }
-    if (iterations_ref > 0) {
-      ok = ok && design_iterations == iterations_ref;
-      summary +=
-          (summary.empty() ? "" : "; ") +
-          format("%.0f iterations against %.0f", double(design_iterations), double(iterations_ref));
-    }
-    probe.check(cfg, dim, u_probe, ok, summary);
-    result.check_passed = ok;
-    result.check_summary = summary;
-  }
+  check_elasticity(ctx, probe, compliance, design_iterations, u_probe, result);
   return result;
 }
 

@@ -94,11 +94,12 @@ void declare_elastodynamics_keys(ConfigSchema& s) {
       .at_least(0);
 }
 
-RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
-                             ElasticityFieldWriter& fields, const ElasticityProbe& probe) {
+namespace {
+
+/// The step of a dynamic run: time.dt rounded down to land on time.t_end, after the checks of
+/// the keys a dynamic run needs. Throws ConfigError. Not collective.
+double dynamic_step(const RunContext& ctx, const ElasticityProbe& probe, long& n_steps) {
   const Config& cfg = ctx.config;
-  const Communicator& comm = ctx.domain.comm();
-  const int dim = ctx.domain.dim();
   const double f_ref = cfg.get_real("check.frequency");
   const double balance_ref = cfg.get_real("check.energy_balance_max");
   if (ctx.check_requested && f_ref <= 0 && balance_ref <= 0 && !probe.has_reference)
@@ -114,14 +115,170 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
   if (!(dt_asked > 0))
     throw ConfigError("a dynamic run needs time.dt > 0 [s]: the step of Newmark, e.g. a fortieth "
                       "of the shortest period of interest");
-  const long n_steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt_asked - 1e-9)));
-  const double dt = t_end / double(n_steps); // lands on t_end
+  n_steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt_asked - 1e-9)));
   const double measure_after = cfg.get_real("check.frequency_after");
   if (measure_after >= t_end)
     throw ConfigError(format("check.frequency_after = %g s is not before time.t_end = %g s: "
                              "measure within the run",
                              measure_after, t_end));
+  return t_end / double(n_steps);
+}
 
+/// Newmark as a Simulation steps it: the work balance and the probe around each step.
+class NewmarkStepper : public TimeStepper {
+ public:
+  NewmarkStepper(Newmark& run, Timers& timers, const ElasticityProbe& probe)
+      : m_run(run), m_balance(run), m_timers(timers), m_probe(probe) {}
+  double time() const override { return m_run.time(); }
+  void step(double dt) override {
+    {
+      auto scope = m_timers.scope("dynamics diagnostics");
+      m_balance.before();
+    }
+    {
+      auto scope = m_timers.scope("dynamics solve");
+      info = m_run.step(dt);
+    }
+    auto scope = m_timers.scope("dynamics diagnostics");
+    energies = m_balance.after(dt);
+    if (m_probe.given)
+      u_probe = m_run.solver().node_value_at(m_run.displacement(), m_probe.point);
+  }
+  elasticity::SolveInfo info;             ///< of the last step
+  WorkBalance::Step energies;             ///< of the last step
+  std::array<double, 3> u_probe{0, 0, 0}; ///< the probe's displacement after the last step [m]
+
+ private:
+  Newmark& m_run;
+  WorkBalance m_balance;
+  Timers& m_timers;
+  const ElasticityProbe& m_probe;
+};
+
+/// The energies of every step: the work balance, the diagnostics row and the probe's history.
+struct EnergyRecord {
+  EnergyRecord(const RunContext& ctx, const ElasticityProbe& probe)
+      : probe(probe), dim(ctx.domain.dim()),
+        measure_after(ctx.config.get_real("check.frequency_after")),
+        t_end(ctx.config.get_real("time.t_end")),
+        csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv", columns(probe, dim)) {}
+
+  /// After step `sim.step()`. Throws CollectiveError for a non-finite energy. Not collective.
+  void record(const Simulation& sim, const NewmarkStepper& stepper, double load_factor) {
+    const WorkBalance::Step& b = stepper.energies;
+    iterations += stepper.info.iterations;
+    work += b.work;
+    dissipated += b.dissipated;
+    const double energy = b.kinetic + b.strain;
+    if (!std::isfinite(energy))
+      throw CollectiveError("the dynamic run produced a non-finite energy at step " +
+                            std::to_string(sim.step()) +
+                            ": check the material (youngs_modulus, mass_density) and the loads");
+    largest_energy = std::max(largest_energy, energy);
+    worst_residual = std::max(worst_residual, std::abs(b.residual));
+    std::vector<double> row = {
+        double(sim.step()), sim.time(), sim.dt(),   load_factor, b.kinetic,
+        b.strain,           work,       dissipated, b.residual,  double(stepper.info.iterations)};
+    for (int c = 0; c < dim && probe.given; ++c)
+      row.push_back(stepper.u_probe[static_cast<std::size_t>(c)]);
+    csv.append(row);
+    if (probe.given && sim.time() >= measure_after - 1e-12 * t_end) {
+      history_time.push_back(sim.time());
+      for (int c = 0; c < dim; ++c)
+        history[static_cast<std::size_t>(c)].push_back(
+            stepper.u_probe[static_cast<std::size_t>(c)]);
+    }
+  }
+  double relative_residual() const {
+    return largest_energy > 0 ? worst_residual / largest_energy : 0.0;
+  }
+
+  const ElasticityProbe& probe;
+  int dim;
+  double measure_after, t_end;
+  io::CsvSeries csv;
+  std::array<std::vector<double>, 3> history; ///< probe displacement from measure_after on
+  std::vector<double> history_time;
+  double work = 0, dissipated = 0, worst_residual = 0, largest_energy = 0;
+  long iterations = 0;
+
+ private:
+  static std::vector<std::string> columns(const ElasticityProbe& probe, int dim) {
+    std::vector<std::string> c = {
+        "step",   "time", "dt",         "load_factor",      "kinetic",
+        "strain", "work", "dissipated", "balance_residual", "solver_iterations"};
+    for (int a = 0; a < dim && probe.given; ++a)
+      c.push_back(std::string("probe_u") + "xyz"[a]);
+    return c;
+  }
+};
+
+/// The probe's oscillation frequency [Hz] (0 if too few crossings), into the figures and the
+/// log. Not collective.
+double measure_frequency(const RunContext& ctx, const EnergyRecord& e,
+                         const std::array<double, 3>& u_probe, long& crossings, io::Json& f) {
+  crossings = 0;
+  if (!e.probe.given)
+    return 0;
+  for (int c = 0; c < e.dim; ++c)
+    f["probe_displacement"][std::string(1, "xyz"[c])] = u_probe[static_cast<std::size_t>(c)];
+  const int component = dominant_component(e.history, e.dim);
+  const double frequency =
+      crossing_frequency(e.history_time, e.history[static_cast<std::size_t>(component)], crossings);
+  if (frequency > 0) {
+    f["frequency"] = frequency;
+    ctx.log.info(format("probe oscillation: %.6f Hz from %.0f upward crossings of u_", frequency,
+                        double(crossings)) +
+                 std::string(1, "xyz"[component]) +
+                 format("'s mean after t = %g s", e.measure_after));
+  }
+  return frequency;
+}
+
+/// The --check of a dynamic run: frequency, work balance, the probe's final displacement. Not
+/// collective.
+void check_dynamics(const RunContext& ctx, const EnergyRecord& e, double frequency, long crossings,
+                    const std::array<double, 3>& u_probe, RunResult& result) {
+  const Config& cfg = ctx.config;
+  const double f_ref = cfg.get_real("check.frequency");
+  const double balance_ref = cfg.get_real("check.energy_balance_max");
+  result.has_reference = f_ref > 0 || balance_ref > 0 || e.probe.has_reference;
+  if (!result.has_reference)
+    return;
+  bool ok = true;
+  std::string summary;
+  if (f_ref > 0) {
+    const double allowed = cfg.get_real("check.frequency_rtol");
+    const double rel = std::abs(frequency - f_ref) / f_ref;
+    ok = ok && frequency > 0 && rel <= allowed;
+    summary += frequency > 0
+                   ? format("frequency %.6f Hz against %.6f (relative deviation %.2e", frequency,
+                            f_ref, rel) +
+                         format(", allowed %.1e)", allowed)
+                   : format("frequency: only %.0f upward crossings after t = %g s, too few to "
+                            "measure (raise time.t_end)",
+                            double(crossings), e.measure_after);
+  }
+  if (balance_ref > 0) {
+    ok = ok && e.relative_residual() <= balance_ref;
+    summary += (summary.empty() ? "" : "; ") +
+               format("work balance %.2e of the largest energy (allowed %.1e)",
+                      e.relative_residual(), balance_ref);
+  }
+  e.probe.check(cfg, e.dim, u_probe, ok, summary);
+  result.check_passed = ok;
+  result.check_summary = summary;
+}
+
+} // namespace
+
+RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
+                             ElasticityFieldWriter& fields, const ElasticityProbe& probe) {
+  const Config& cfg = ctx.config;
+  const int dim = ctx.domain.dim();
+  long n_steps = 0;
+  const double dt = dynamic_step(ctx, probe, n_steps);
+  const double t_end = cfg.get_real("time.t_end");
   Newmark run(solver, elasticity::NewmarkSettings::from_config(cfg));
   const elasticity::NewmarkSettings& settings = run.settings();
   ctx.log.info(format("Newmark beta = %g, gamma = %g", settings.beta, settings.gamma) +
@@ -137,175 +294,65 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
     auto scope = timers.scope("dynamics solve");
     run.start();
   }
-  WorkBalance balance(run);
-  std::vector<std::string> columns = {
-      "step",   "time", "dt",         "load_factor",      "kinetic",
-      "strain", "work", "dissipated", "balance_residual", "solver_iterations"};
-  for (int c = 0; c < dim && probe.given; ++c)
-    columns.push_back(std::string("probe_u") + "xyz"[c]);
-  io::CsvSeries csv(comm, ctx.output_dir + "/diagnostics.csv", columns);
-  const long fields_every = cfg.get_int("fields.every");
+  NewmarkStepper stepper(run, timers, probe);
+  EnergyRecord energies(ctx, probe);
   const long progress_every = cfg.get_int("output.progress_every");
   Progress progress(ctx.log, t_end, progress_every);
   {
     auto scope = timers.scope("output");
     fields.write(0, 0.0, solver, run.displacement(), &run.velocity());
   }
-
-  // Newmark as a Simulation steps it: the work balance and the probe around each step.
-  struct NewmarkStepper : TimeStepper {
-    Newmark& run;
-    WorkBalance& balance;
-    Timers& timers;
-    std::function<void()> read_probe;
-    elasticity::SolveInfo info;
-    WorkBalance::Step energies;
-    NewmarkStepper(Newmark& r, WorkBalance& b, Timers& t, std::function<void()> probe)
-        : run(r), balance(b), timers(t), read_probe(std::move(probe)) {}
-    double time() const override { return run.time(); }
-    void step(double dt) override {
-      {
-        auto scope = timers.scope("dynamics diagnostics");
-        balance.before();
-      }
-      {
-        auto scope = timers.scope("dynamics solve");
-        info = run.step(dt);
-      }
-      auto scope = timers.scope("dynamics diagnostics");
-      energies = balance.after(dt);
-      read_probe();
-    }
-  };
-  std::array<double, 3> u_probe{0, 0, 0};
-  NewmarkStepper stepper(run, balance, timers, [&] {
-    if (probe.given)
-      u_probe = solver.node_value_at(run.displacement(), probe.point);
-  });
   Clock clock;
   clock.fixed_dt = dt;
   clock.max_steps = n_steps;
-  Simulation sim(comm, stepper, clock);
-
-  // The energies of every step: the work balance, the diagnostics row and the probe history.
-  std::array<std::vector<double>, 3> history; // probe displacement from measure_after on
-  std::vector<double> history_time;
-  double work = 0, dissipated = 0, worst_residual = 0, largest_energy = 0;
-  long iterations = 0;
+  Simulation sim(ctx.domain.comm(), stepper, clock);
   sim.add_callback("energies", Cadence::steps(1), [&](Simulation& s) {
-    const WorkBalance::Step& b = stepper.energies;
-    iterations += stepper.info.iterations;
-    work += b.work;
-    dissipated += b.dissipated;
-    const double energy = b.kinetic + b.strain;
-    if (!std::isfinite(energy))
-      throw CollectiveError("the dynamic run produced a non-finite energy at step " +
-                            std::to_string(s.step()) +
-                            ": check the material (youngs_modulus, mass_density) and the loads");
-    largest_energy = std::max(largest_energy, energy);
-    worst_residual = std::max(worst_residual, std::abs(b.residual));
-    std::vector<double> row = {double(s.step()),
-                               run.time(),
-                               dt,
-                               settings.load.at(run.time()),
-                               b.kinetic,
-                               b.strain,
-                               work,
-                               dissipated,
-                               b.residual,
-                               double(stepper.info.iterations)};
-    for (int c = 0; c < dim && probe.given; ++c)
-      row.push_back(u_probe[static_cast<std::size_t>(c)]);
-    csv.append(row);
-    if (probe.given && run.time() >= measure_after - 1e-12 * t_end) {
-      history_time.push_back(run.time());
-      for (int c = 0; c < dim; ++c)
-        history[static_cast<std::size_t>(c)].push_back(u_probe[static_cast<std::size_t>(c)]);
-    }
+    energies.record(s, stepper, settings.load.at(run.time()));
   });
-  sim.add_callback(
-      "fields", Cadence::steps(fields_every) | Cadence::last_step(), [&](Simulation& s) {
-        auto scope = timers.scope("output");
-        fields.write(s.step(), run.time(), solver, run.displacement(), &run.velocity());
-      });
+  sim.add_callback("fields", Cadence::steps(cfg.get_int("fields.every")) | Cadence::last_step(),
+                   [&](Simulation& s) {
+                     auto scope = timers.scope("output");
+                     fields.write(s.step(), run.time(), solver, run.displacement(),
+                                  &run.velocity());
+                   });
   sim.add_callback(
       "progress", Cadence::steps(progress_every) | Cadence::last_step(), [&](Simulation& s) {
         const WorkBalance::Step& b = stepper.energies;
+        const auto& u = stepper.u_probe;
         std::string extra =
             format("solver its %3.0f  KE %.4e  SE %.4e", double(stepper.info.iterations), b.kinetic,
                    b.strain) +
-            format("  balance %.1e", largest_energy > 0 ? b.residual / largest_energy : 0.0);
+            format("  balance %.1e",
+                   energies.largest_energy > 0 ? b.residual / energies.largest_energy : 0.0);
         if (probe.given)
-          extra += format("  u_probe (%.4e, %.4e", u_probe[0], u_probe[1]) +
-                   (dim == 3 ? format(", %.4e)", u_probe[2]) : std::string(")"));
+          extra += format("  u_probe (%.4e, %.4e", u[0], u[1]) +
+                   (dim == 3 ? format(", %.4e)", u[2]) : std::string(")"));
         progress.update(s.step(), run.time(), dt, extra, s.last_step());
       });
   sim.run();
 
-  const double relative_residual = largest_energy > 0 ? worst_residual / largest_energy : 0.0;
-  ctx.log.info(format("work balance: largest step residual %.3e J = %.2e of the largest energy",
-                      worst_residual, relative_residual) +
-               format("; total work %.6e J, dissipated %.6e J", work, dissipated));
+  ctx.log.info(
+      format("work balance: largest step residual %.3e J = %.2e of the largest energy",
+             energies.worst_residual, energies.relative_residual()) +
+      format("; total work %.6e J, dissipated %.6e J", energies.work, energies.dissipated));
   auto& f = result.figures;
   f["steps"] = n_steps;
   f["dt"] = dt;
   f["time"] = run.time();
   f["kinetic_energy"] = run.kinetic_energy();
   f["strain_energy"] = run.strain_energy();
-  f["work"] = work;
-  f["dissipated"] = dissipated;
-  f["energy_balance_max_relative"] = relative_residual;
+  f["work"] = energies.work;
+  f["dissipated"] = energies.dissipated;
+  f["energy_balance_max_relative"] = energies.relative_residual();
   f["unknowns"] = double(solver.global_dofs());
-  f["solver_iterations_per_step"] = double(iterations) / double(n_steps);
+  f["solver_iterations_per_step"] = double(energies.iterations) / double(n_steps);
   f["field_snapshots"] = fields.count();
-  f["von_mises_max"] = global_max(comm, fields.von_mises());
+  f["von_mises_max"] = global_max(ctx.domain.comm(), fields.von_mises());
   ctx.log.info("fields: " + fields.xdmf_path() + " (" + std::to_string(fields.count()) +
                " snapshots)");
-
-  double frequency = 0;
   long crossings = 0;
-  int component = 0;
-  if (probe.given) {
-    for (int c = 0; c < dim; ++c)
-      f["probe_displacement"][std::string(1, "xyz"[c])] = u_probe[static_cast<std::size_t>(c)];
-    component = dominant_component(history, dim);
-    frequency =
-        crossing_frequency(history_time, history[static_cast<std::size_t>(component)], crossings);
-    if (frequency > 0) {
-      f["frequency"] = frequency;
-      ctx.log.info(format("probe oscillation: %.6f Hz from %.0f upward crossings of u_", frequency,
-                          double(crossings)) +
-                   std::string(1, "xyz"[component]) +
-                   format("'s mean after t = %g s", measure_after));
-    }
-  }
-
-  result.has_reference = f_ref > 0 || balance_ref > 0 || probe.has_reference;
-  if (result.has_reference) {
-    bool ok = true;
-    std::string summary;
-    if (f_ref > 0) {
-      const double allowed = cfg.get_real("check.frequency_rtol");
-      const double rel = std::abs(frequency - f_ref) / f_ref;
-      ok = ok && frequency > 0 && rel <= allowed;
-      summary += frequency > 0
-                     ? format("frequency %.6f Hz against %.6f (relative deviation %.2e", frequency,
-                              f_ref, rel) +
-                           format(", allowed %.1e)", allowed)
-                     : format("frequency: only %.0f upward crossings after t = %g s, too few to "
-                              "measure (raise time.t_end)",
-                              double(crossings), measure_after);
-    }
-    if (balance_ref > 0) {
-      ok = ok && relative_residual <= balance_ref;
-      summary += (summary.empty() ? "" : "; ") +
-                 format("work balance %.2e of the largest energy (allowed %.1e)", relative_residual,
-                        balance_ref);
-    }
-    probe.check(cfg, dim, u_probe, ok, summary);
-    result.check_passed = ok;
-    result.check_summary = summary;
-  }
+  const double frequency = measure_frequency(ctx, energies, stepper.u_probe, crossings, f);
+  check_dynamics(ctx, energies, frequency, crossings, stepper.u_probe, result);
   return result;
 }
 

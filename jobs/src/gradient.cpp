@@ -169,67 +169,50 @@ void write_sensitivity(const Domain& d, const Gradient& g, const std::string& di
 
 } // namespace
 
-int command_gradient(const Communicator& comm, const std::vector<std::string>& args) {
-  GradientOptions opt;
-  if (!parse(comm, args, opt))
-    return kSuccess;
-  const LoadedCase loaded = load_case(comm, opt.case_file, opt.overrides, opt.output);
-  AdjointJob job(comm, loaded, "gradient", opt.case_file, opt.restart,
-                 loaded.config.get_int("output.progress_every"));
-  const Config& cfg = loaded.config;
-  const Domain& domain = job.domain;
-  const int dim = domain.dim();
-  const Log& log = job.log;
-  const std::string& dir = loaded.output_dir;
-  const Control& m = job.m;
-  GradientDriver& driver = job.driver;
-  const double t_end = cfg.get_real("time.t_end");
-  const auto list = adjoint::scalar_parameters(m, dim);
-  Direction given; // checked before the long runs
-  if (!opt.direction.empty())
-    given = parse_direction(opt.direction, m, list);
-  const std::vector<double> dts =
-      driver.choose_steps(m, t_end, cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
-  log.info(format("time steps: %.0f (frozen for every run of this gradient)", double(dts.size())));
+namespace {
 
-  const long steps = static_cast<long>(dts.size());
-  adjoint::Checkpointing checkpointing;
-  {
-    navier_stokes::NavierStokes ns(domain, m.flow);
-    checkpointing = checkpointing_from(cfg, ns, steps, dir, opt.resume);
-    driver.set_checkpointing(checkpointing);
-    print_plan(log, checkpointing, ns, steps);
-  }
-  const Gradient g = driver.gradient(m, dts);
-  print_outcome(log, comm, checkpointing, g, steps);
-  io::Json report = io::Json::object();
-  report["undertow_version"] = UNDERTOW_VERSION_STRING;
-  report["case"] = loaded.name;
-  report["mpi_ranks"] = comm.size();
-  report["steps"] = static_cast<double>(dts.size());
+/// What the checks of one gradient share.
+struct GradientRun {
+  const Config& cfg;
+  const Log& log;
+  const Communicator& comm;
+  GradientDriver& driver;
+  const Control& m;
+  const std::vector<double>& dts;
+  const Gradient& g;
+  const std::vector<adjoint::ScalarParameter>& list;
+  io::Json& report;
+};
+
+/// J, dJ/dm, the timing and the checkpointing of a gradient: in the log and the report.
+/// Collective.
+void report_gradient(const GradientRun& r) {
+  const Gradient& g = r.g;
+  const Communicator& comm = r.comm;
+  io::Json& report = r.report;
   report["objective"] = g.objective;
-  log.info(format("J = %.15e", g.objective));
-  log.info("dJ/dm:");
-  for (const auto& p : list) {
+  r.log.info(format("J = %.15e", g.objective));
+  r.log.info("dJ/dm:");
+  for (const auto& p : r.list) {
     const double v = adjoint::derivative_of(g, p);
-    log.info("  " + p.name +
-             std::string(std::max<std::size_t>(34, p.name.size() + 1) - p.name.size(), ' ') +
-             format("% .12e", v));
+    r.log.info("  " + p.name +
+               std::string(std::max<std::size_t>(34, p.name.size() + 1) - p.name.size(), ' ') +
+               format("% .12e", v));
     report["gradient"][p.name] = v;
   }
   double norm2 = 0;
-  for (int c = 0; c < dim; ++c)
+  for (int c = 0; c < r.driver.domain().dim(); ++c)
     norm2 += global_dot(comm, g.initial[c], g.initial[c]);
-  log.info(format("  |dJ/du_initial| (l2 over faces)     %.6e", std::sqrt(norm2)));
+  r.log.info(format("  |dJ/du_initial| (l2 over faces)     %.6e", std::sqrt(norm2)));
   report["gradient"]["initial_velocity_l2"] = std::sqrt(norm2);
   const double ratio =
       (g.forward_seconds + g.recompute_seconds + g.reverse_seconds) / g.forward_seconds;
-  log.info(format("gradient / forward run = %.2f (forward %.2f s, ", ratio, g.forward_seconds) +
-           format("recompute %.2f s, reverse %.2f s)", g.recompute_seconds, g.reverse_seconds));
+  r.log.info(format("gradient / forward run = %.2f (forward %.2f s, ", ratio, g.forward_seconds) +
+             format("recompute %.2f s, reverse %.2f s)", g.recompute_seconds, g.reverse_seconds));
   report["timing"]["forward_seconds"] = comm.max(g.forward_seconds);
   report["timing"]["reverse_seconds"] = comm.max(g.reverse_seconds);
   report["timing"]["recompute_seconds"] = comm.max(g.recompute_seconds);
-  report["checkpointing"]["schedule"] = cfg.get_string("checkpoint.schedule");
+  report["checkpointing"]["schedule"] = r.cfg.get_string("checkpoint.schedule");
   report["checkpointing"]["recomputed_steps"] = static_cast<double>(g.recomputed_steps);
   report["checkpointing"]["resumed_at_action"] = static_cast<double>(g.resumed_at);
   report["checkpointing"]["bytes_written"] = comm.sum(g.bytes_written);
@@ -238,97 +221,157 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   report["memory"]["checkpoint_bytes_rank0"] = g.checkpoint_bytes;
   report["timing"]["ratio"] = ratio;
   report["memory"]["tape_bytes_rank0"] = g.tape_bytes;
-  if (cfg.get_bool("adjoint.fields")) {
-    write_sensitivity(domain, g, dir, cfg.hash());
-    log.info("sensitivity maps: " + dir + "/gradient.xmf");
-  }
+}
 
-  int code = kSuccess;
-  if (opt.taylor) {
-    std::vector<std::pair<std::string, Direction>> tests;
-    if (!opt.direction.empty()) {
-      tests.emplace_back("direction", given);
-    } else {
-      const double design_scale = cfg.get_real("adjoint.design_scale") > 0
-                                      ? cfg.get_real("adjoint.design_scale")
-                                      : 0.1 * m.flow.obstacles.eta / t_end;
-      for (const std::string& group : cfg.get_words("adjoint.taylor_groups")) {
-        bool present = group == "initial" || group == "all" ||
-                       (group == "design" && m.flow.obstacles.has_design());
-        for (const auto& p : list)
-          present = present || p.group == group;
-        if (!present) {
-          log.info("Taylor test: the case has no '" + group + "' parameter; skipped");
-          continue;
-        }
-        tests.emplace_back(group, adjoint::random_direction(
-                                      m, list, group, 0.05 * cfg.get_real("adjoint.velocity_scale"),
-                                      static_cast<unsigned>(cfg.get_int("adjoint.seed")), domain,
-                                      design_scale));
-      }
-    }
-    const double min_rate = cfg.get_real("adjoint.taylor_min_rate");
-    const int halvings = static_cast<int>(cfg.get_int("adjoint.taylor_halvings"));
-    for (const auto& t : tests) {
-      const double eps0 = t.first == "shape" ? cfg.get_real("adjoint.taylor_shape_eps")
-                                             : cfg.get_real("adjoint.taylor_eps");
-      log.info("Taylor test, " + t.first + ":");
-      const auto r = adjoint::taylor_test(driver, m, dts, g, t.second, eps0, halvings, list);
-      log.info(format("  dJ.h = % .10e", r.dJ_h));
-      for (std::size_t i = 0; i < r.eps.size(); ++i)
-        log.info(format("  eps = %.4e  |J(m + eps h) - J(m) - eps dJ.h| = %.4e", r.eps[i],
-                        r.remainder[i]) +
-                 (i > 0 ? format("  rate %.3f", r.rate[i - 1]) : std::string()));
-      const bool pass = r.linear || r.min_rate >= min_rate;
-      log.info(std::string("  ") + (r.linear ? "J is linear in this direction (remainders at "
-                                               "round-off): passed"
-                                             : format("minimum rate %.3f: ", r.min_rate) +
-                                                   (pass ? "passed" : "FAILED")));
-      io::Json& j = report["taylor"][t.first];
-      j["dJ_h"] = r.dJ_h;
-      j["min_rate"] = r.min_rate;
-      j["passed"] = pass;
-      for (std::size_t i = 0; i < r.eps.size(); ++i) {
-        j["eps"].push_back(r.eps[i]);
-        j["remainder"].push_back(r.remainder[i]);
-      }
-      for (double rate : r.rate)
-        j["rates"].push_back(rate);
-      if (!pass)
-        code = kCheckFailed;
-    }
+/// The directions of --taylor: the one given, or one per adjoint.taylor_groups group the case
+/// has. Not collective.
+std::vector<std::pair<std::string, Direction>> taylor_directions(const GradientRun& r,
+                                                                 const Direction* given) {
+  std::vector<std::pair<std::string, Direction>> tests;
+  if (given) {
+    tests.emplace_back("direction", *given);
+    return tests;
   }
-  if (opt.fd) {
-    const double tol = cfg.get_real("adjoint.fd_tolerance");
-    log.info("finite differences (central at h and h/2, Richardson-extrapolated; h = "
+  const Config& cfg = r.cfg;
+  const double design_scale = cfg.get_real("adjoint.design_scale") > 0
+                                  ? cfg.get_real("adjoint.design_scale")
+                                  : 0.1 * r.m.flow.obstacles.eta / cfg.get_real("time.t_end");
+  for (const std::string& group : cfg.get_words("adjoint.taylor_groups")) {
+    bool present = group == "initial" || group == "all" ||
+                   (group == "design" && r.m.flow.obstacles.has_design());
+    for (const auto& p : r.list)
+      present = present || p.group == group;
+    if (!present) {
+      r.log.info("Taylor test: the case has no '" + group + "' parameter; skipped");
+      continue;
+    }
+    tests.emplace_back(group, adjoint::random_direction(
+                                  r.m, r.list, group, 0.05 * cfg.get_real("adjoint.velocity_scale"),
+                                  static_cast<unsigned>(cfg.get_int("adjoint.seed")),
+                                  r.driver.domain(), design_scale));
+  }
+  return tests;
+}
+
+/// --taylor: the remainders and rates of each direction, in the log and the report. Returns
+/// kCheckFailed if a rate is below adjoint.taylor_min_rate. Collective.
+int taylor_tests(const GradientRun& r, const Direction* given) {
+  const Config& cfg = r.cfg;
+  const double min_rate = cfg.get_real("adjoint.taylor_min_rate");
+  const int halvings = static_cast<int>(cfg.get_int("adjoint.taylor_halvings"));
+  int code = kSuccess;
+  for (const auto& t : taylor_directions(r, given)) {
+    const double eps0 = t.first == "shape" ? cfg.get_real("adjoint.taylor_shape_eps")
+                                           : cfg.get_real("adjoint.taylor_eps");
+    r.log.info("Taylor test, " + t.first + ":");
+    const auto x =
+        adjoint::taylor_test(r.driver, r.m, r.dts, r.g, t.second, eps0, halvings, r.list);
+    r.log.info(format("  dJ.h = % .10e", x.dJ_h));
+    for (std::size_t i = 0; i < x.eps.size(); ++i)
+      r.log.info(format("  eps = %.4e  |J(m + eps h) - J(m) - eps dJ.h| = %.4e", x.eps[i],
+                        x.remainder[i]) +
+                 (i > 0 ? format("  rate %.3f", x.rate[i - 1]) : std::string()));
+    const bool pass = x.linear || x.min_rate >= min_rate;
+    r.log.info(std::string("  ") + (x.linear ? "J is linear in this direction (remainders at "
+                                               "round-off): passed"
+                                             : format("minimum rate %.3f: ", x.min_rate) +
+                                                   (pass ? "passed" : "FAILED")));
+    io::Json& j = r.report["taylor"][t.first];
+    j["dJ_h"] = x.dJ_h;
+    j["min_rate"] = x.min_rate;
+    j["passed"] = pass;
+    for (std::size_t i = 0; i < x.eps.size(); ++i) {
+      j["eps"].push_back(x.eps[i]);
+      j["remainder"].push_back(x.remainder[i]);
+    }
+    for (double rate : x.rate)
+      j["rates"].push_back(rate);
+    if (!pass)
+      code = kCheckFailed;
+  }
+  return code;
+}
+
+/// --fd: every scalar parameter's adjoint derivative against extrapolated central differences.
+/// Returns kCheckFailed beyond adjoint.fd_tolerance. Collective.
+int finite_difference_checks(const GradientRun& r) {
+  const Config& cfg = r.cfg;
+  const double tol = cfg.get_real("adjoint.fd_tolerance");
+  r.log.info("finite differences (central at h and h/2, Richardson-extrapolated; h = "
              "adjoint.fd_step, or adjoint.fd_shape_step for shapes, times each parameter's "
              "scale):");
-    for (const auto& p : list) {
-      const double step =
-          cfg.get_real(p.group == "shape" ? "adjoint.fd_shape_step" : "adjoint.fd_step") * p.scale;
-      const auto result = adjoint::finite_difference(driver, m, dts, p, step);
-      const double fd = result.value, adj = adjoint::derivative_of(g, p);
-      const double rel = std::abs(fd - adj) / std::max(std::abs(fd), std::abs(adj));
-      const bool pass = rel <= tol || (fd == 0 && adj == 0);
-      log.info("  " + p.name +
+  int code = kSuccess;
+  for (const auto& p : r.list) {
+    const double step =
+        cfg.get_real(p.group == "shape" ? "adjoint.fd_shape_step" : "adjoint.fd_step") * p.scale;
+    const auto result = adjoint::finite_difference(r.driver, r.m, r.dts, p, step);
+    const double fd = result.value, adj = adjoint::derivative_of(r.g, p);
+    const double rel = std::abs(fd - adj) / std::max(std::abs(fd), std::abs(adj));
+    const bool pass = rel <= tol || (fd == 0 && adj == 0);
+    r.log.info("  " + p.name +
                format(": adjoint % .12e, fd % .12e, relative difference %.2e", adj, fd, rel) +
                (pass ? "" : "  FAILED"));
-      report["fd"][p.name]["adjoint"] = adj;
-      report["fd"][p.name]["fd"] = fd;
-      report["fd"][p.name]["central"] = result.central;
-      report["fd"][p.name]["step"] = step;
-      report["fd"][p.name]["relative_difference"] = rel;
-      if (!pass)
-        code = kCheckFailed;
-    }
+    io::Json& j = r.report["fd"][p.name];
+    j["adjoint"] = adj;
+    j["fd"] = fd;
+    j["central"] = result.central;
+    j["step"] = step;
+    j["relative_difference"] = rel;
+    if (!pass)
+      code = kCheckFailed;
   }
-  run_on_root(comm, [&] {
-    io::write_file_atomic(dir + "/gradient.json", report.dump());
-    if (!opt.report.empty())
-      io::write_file_atomic(opt.report, report.dump());
-  });
-  log.info("report: " + dir + "/gradient.json" +
-           (opt.report.empty() ? std::string() : " and " + opt.report));
+  return code;
+}
+
+} // namespace
+
+int command_gradient(const Communicator& comm, const std::vector<std::string>& args) {
+  GradientOptions opt;
+  if (!parse(comm, args, opt))
+    return kSuccess;
+  const LoadedCase loaded = load_case(comm, opt.case_file, opt.overrides, opt.output);
+  AdjointJob job(comm, loaded, "gradient", opt.case_file, opt.restart,
+                 loaded.config.get_int("output.progress_every"));
+  const Config& cfg = loaded.config;
+  const std::string& dir = loaded.output_dir;
+  const auto list = adjoint::scalar_parameters(job.m, job.domain.dim());
+  Direction given; // checked before the long runs
+  if (!opt.direction.empty())
+    given = parse_direction(opt.direction, job.m, list);
+  const std::vector<double> dts = job.driver.choose_steps(
+      job.m, cfg.get_real("time.t_end"), cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
+  job.log.info(
+      format("time steps: %.0f (frozen for every run of this gradient)", double(dts.size())));
+
+  const long steps = static_cast<long>(dts.size());
+  adjoint::Checkpointing checkpointing;
+  {
+    navier_stokes::NavierStokes ns(job.domain, job.m.flow);
+    checkpointing = checkpointing_from(cfg, ns, steps, dir, opt.resume);
+    job.driver.set_checkpointing(checkpointing);
+    print_plan(job.log, checkpointing, ns, steps);
+  }
+  const Gradient g = job.driver.gradient(job.m, dts);
+  print_outcome(job.log, comm, checkpointing, g, steps);
+  io::Json report = io::Json::object();
+  report["undertow_version"] = UNDERTOW_VERSION_STRING;
+  report["case"] = loaded.name;
+  report["mpi_ranks"] = comm.size();
+  report["steps"] = static_cast<double>(dts.size());
+  const GradientRun run{cfg, job.log, comm, job.driver, job.m, dts, g, list, report};
+  report_gradient(run);
+  if (cfg.get_bool("adjoint.fields")) {
+    write_sensitivity(job.domain, g, dir, cfg.hash());
+    job.log.info("sensitivity maps: " + dir + "/gradient.xmf");
+  }
+  int code = kSuccess;
+  if (opt.taylor && taylor_tests(run, opt.direction.empty() ? nullptr : &given) != kSuccess)
+    code = kCheckFailed;
+  if (opt.fd && finite_difference_checks(run) != kSuccess)
+    code = kCheckFailed;
+  write_report(comm, report, dir + "/gradient.json", opt.report);
+  job.log.info("report: " + dir + "/gradient.json" +
+               (opt.report.empty() ? std::string() : " and " + opt.report));
   return code;
 }
 

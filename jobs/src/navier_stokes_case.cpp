@@ -2,7 +2,7 @@
 /// CFL-adaptive dt, optional stop at steady state), progress, diagnostics CSV, divergence guard,
 /// and the reference checks (exact solutions, Ghia et al. 1982 cavity centrelines).
 
-#include "field_output.hpp"
+#include "flow_outputs.hpp"
 #include "models.hpp"
 #include "navier_stokes_setup.hpp"
 #include "restart.hpp"
@@ -14,6 +14,7 @@
 #include "undertow/io/csv.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
+#include "undertow/solvers/navier_stokes/flow_keys.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
 #include <cmath>
@@ -34,12 +35,7 @@ using navier_stokes::NavierStokesParams;
 using navier_stokes::VelocityFunction;
 
 void declare_keys(ConfigSchema& s) {
-  s.add("fluid.nu", ValueType::Real, "0.01", "kinematic viscosity [m^2/s]").above(0);
-  s.add("fluid.body_force", ValueType::RealList, "0 0 0",
-        "uniform body force per unit mass, one entry per axis [m/s^2]")
-      .items(2, 3);
-  navier_stokes::BoundarySet::declare_keys(s);
-  navier_stokes::ObstacleSet::declare_keys(s);
+  navier_stokes::declare_flow_keys(s);
   declare_error_check_keys(s);
   s.add("forces.reference_velocity", ValueType::Real, "1",
         "velocity U in the force coefficients C = 2 F / (U^2 L) (2D, per unit span) or "
@@ -74,22 +70,6 @@ void declare_keys(ConfigSchema& s) {
         "two points (x1 y1 [z1] x2 y2 [z2]) whose pressure difference p1 - p2 is reported; all "
         "zero: none")
       .items(4, 6);
-  s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
-      .one_of({"rest", "taylor_green", "abc", "poiseuille"});
-  s.add("initial.amplitude", ValueType::Real, "1",
-        "velocity scale of the initial field (peak velocity for poiseuille) [m/s]");
-  s.add("pressure.rtol", ValueType::Real, "1e-10",
-        "relative residual reduction of the pressure Poisson solve")
-      .range(1e-15, 0.1);
-  s.add("pressure.max_iterations", ValueType::Integer, "1000",
-        "iteration limit of the pressure Poisson solve")
-      .at_least(1);
-  s.add("pressure.preconditioner", ValueType::Choice, "auto",
-        "preconditioner of the pressure CG: multigrid (our geometric multigrid), hypre "
-        "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre)")
-      .one_of({"auto", "multigrid", "hypre", "gamg"});
-  s.add("pressure.petsc_options", ValueType::String, "",
-        "PETSc options for the pressure solver, without prefix (e.g. '-pc_type hypre')");
   s.add("time.steady_tolerance", ValueType::Real, "0",
         "stop when max |du/dt| falls below this [m/s^2]; 0 runs to t_end")
       .at_least(0);
@@ -216,200 +196,27 @@ GhiaComparison compare_with_ghia(const std::vector<double>& u, const std::vector
   return out;
 }
 
-/// The forces and the pressure drop of a run, as the diagnostics and the report give them.
-struct ForceReport {
-  std::size_t obstacles = 0;
-  double coefficient_scale = 1; ///< C = scale * F
-  bool has_probes = false;
-  std::array<double, 3> probe1{0, 0, 0}, probe2{0, 0, 0};
-
-  ForceReport(const Config& cfg, const Domain& domain, const NavierStokesParams& params) {
-    obstacles = params.obstacles.shapes.size();
-    const double U = cfg.get_real("forces.reference_velocity");
-    coefficient_scale = 2.0 / (U * U *
-                               (domain.dim() == 2 ? cfg.get_real("forces.reference_length")
-                                                  : cfg.get_real("forces.reference_area")));
-    const auto probes = cfg.get_real_list("diagnostics.pressure_probes");
-    has_probes = cfg.is_given("diagnostics.pressure_probes");
-    if (has_probes && static_cast<int>(probes.size()) != 2 * domain.dim())
-      throw ConfigError("diagnostics.pressure_probes needs 2 points of " +
-                        std::to_string(domain.dim()) + " coordinates, got " +
-                        std::to_string(probes.size()) + " numbers.");
-    for (int a = 0; has_probes && a < domain.dim(); ++a) {
-      probe1[a] = probes[a];
-      probe2[a] = probes[domain.dim() + a];
-    }
-  }
-  std::array<double, 3> coefficients(const NavierStokes& ns, std::size_t k) const {
-    std::array<double, 3> c{0, 0, 0};
-    for (int a = 0; a < ns.domain().dim(); ++a)
-      c[a] = coefficient_scale * ns.forces()[k][a];
-    return c;
-  }
-  /// p(probe1) - p(probe2) [m^2/s^2]. Collective.
-  double pressure_drop(NavierStokes& ns) const {
-    return ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2);
-  }
-};
-
-/// The Navier-Stokes solver as a Simulation steps it, counting the Poisson iterations.
-class FlowStepper : public TimeStepper {
- public:
-  explicit FlowStepper(NavierStokes& ns) : m_ns(ns) {}
-  double time() const override { return m_ns.time(); }
-  void step(double dt) override {
-    m_ns.step(dt);
-    poisson_total += m_ns.poisson_iterations();
-  }
-  double stable_dt(double cfl) const override { return m_ns.stable_dt(cfl); }
-  long poisson_total = 0;
-
- private:
-  NavierStokes& m_ns;
-};
-
-/// The divergence guard and the steady-state test of a run (a Simulation callback): every few
-/// steps it checks that the velocity is finite and bounded, measures max |du/dt| since the last
-/// check, and asks the Simulation to stop when the flow is steady. When the run diverges it saves
-/// the velocity of the last check that passed.
-class DivergenceGuard {
- public:
-  static constexpr long kEvery = 10; ///< steps between checks (besides output steps)
-
-  DivergenceGuard(NavierStokes& ns, const NavierStokesParams& params, std::string output_dir,
-                  double steady_tolerance, long first_step, double first_dt)
-      : m_ns(ns), m_output_dir(std::move(output_dir)), m_steady_tolerance(steady_tolerance),
-        m_previous_time(ns.time()), m_previous_step(first_step),
-        m_last_courant(ns.courant(first_dt)) {
-    // Velocity scale: the initial field and every boundary velocity.
-    for (double m : ns.max_velocity())
-      m_scale = std::max(m_scale, m);
-    for (const auto& f : params.boundaries.face)
-      for (double v : f.velocity)
-        m_scale = std::max(m_scale, std::abs(v));
-    m_scale = std::max(m_scale, 1e-12);
-    for (int c = 0; c < ns.domain().dim(); ++c) {
-      m_previous[c] = Field(ns.domain(), ns.velocity(c).location(), 1, "previous");
-      copy(ns.velocity(c), m_previous[c]);
-    }
-  }
-
-  /// Checks the state after step `sim.step()`; throws CollectiveError if it diverged; requests a
-  /// stop at a steady state. Collective.
-  void check(Simulation& sim) {
-    const Domain& domain = m_ns.domain();
-    const auto umax = m_ns.max_velocity();
-    const double largest = std::max({umax[0], umax[1], umax[2]});
-    m_last_courant = m_ns.courant(sim.dt());
-    if (m_ns.has_nonfinite() || largest > 1e3 * m_scale)
-      throw CollectiveError(
-          "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +
-          format(" (t = %.6e): max |u|, |v|, |w| = %.3e, %.3e, ", m_ns.time(), umax[0], umax[1]) +
-          format("%.3e against a velocity scale of %.3e; Courant number %.3f. ", umax[2], m_scale,
-                 m_ns.courant(sim.dt())) +
-          "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
-    double change = 0;
-    for (int c = 0; c < domain.dim(); ++c) {
-      axpy(-1.0, m_ns.velocity(c), m_previous[c]);
-      change = std::max(change, global_max_abs(domain.comm(), m_previous[c]));
-      copy(m_ns.velocity(c), m_previous[c]);
-    }
-    dudt = change / (m_ns.time() - m_previous_time);
-    m_previous_time = m_ns.time();
-    m_previous_step = sim.step();
-    if (m_steady_tolerance > 0 && dudt < m_steady_tolerance) {
-      steady = true;
-      sim.request_stop("steady state");
-    }
-  }
-
-  /// A failed step, told with the Courant number of the last check. Collective.
-  [[noreturn]] void step_failed(const Simulation& sim, const CollectiveError& e) {
-    throw CollectiveError(
-        "the Navier-Stokes run diverged at step " + std::to_string(sim.step() + 1) +
-        format(" (t = %.6e, dt = %.3e; Courant number %.3f at the last check): ", m_ns.time(),
-               sim.dt(), m_last_courant) +
-        e.what() + ". Reduce time.cfl or time.dt, or refine the grid." + save_last_good());
-  }
-
-  double dudt = HUGE_VAL; ///< max |du/dt| between the last two checks [m/s^2]
-  bool steady = false;
-
- private:
-  /// Writes the velocity of the last check that passed to <output>/last_good_state.h5 and says
-  /// so. Collective; never throws.
-  std::string save_last_good() const {
-    const std::string path = m_output_dir + "/last_good_state.h5";
-    try {
-      io::FieldFile file(m_ns.domain(), path, io::FieldFile::Mode::Create);
-      const char* names[3] = {"u", "v", "w"};
-      for (int c = 0; c < m_ns.domain().dim(); ++c)
-        file.write(names[c], m_previous[c]);
-      file.set_attribute("step", double(m_previous_step));
-      file.set_attribute("time", m_previous_time);
-      file.set_attribute("contents", "velocity components on the MAC faces (u on x faces, v on y "
-                                     "faces, w on z faces) at the last check before divergence");
-      file.commit();
-      return format(" The last good state (step %.0f, ", double(m_previous_step)) +
-             format("t = %.6e) is saved in ", m_previous_time) + path + ".";
-    } catch (const std::exception& e) {
-      return std::string(" The last good state could not be saved: ") + e.what();
-    }
-  }
-
-  NavierStokes& m_ns;
-  std::string m_output_dir;
-  double m_steady_tolerance;
-  double m_scale = 0;
-  std::array<Field, 3> m_previous;
-  double m_previous_time;
-  long m_previous_step;
-  double m_last_courant;
-};
-
-/// The figures of one step that the diagnostics row and the progress line share, computed once.
-struct FlowSample {
-  long step = -1;
-  double divergence = 0, kinetic_energy = 0, courant = 0;
-  std::vector<double> row;
-  std::string forces_text;
-};
-
-RunResult run_navier_stokes(const RunContext& ctx) {
-  require_error_check(ctx);
-  const Config& cfg = ctx.config;
-  const Domain& domain = ctx.domain;
-  const NavierStokesParams params = flow_parameters(cfg, domain);
-  if (ctx.check_requested && cfg.get_string("check.reference") == "none")
-    throw ConfigError("--check needs a reference: set check.reference = exact (with an exact "
-                      "initial.type) or ghia (the cavity) in [check] of " +
-                      ctx.case_file + ".");
-  NavierStokes ns(domain, params);
-
-  bool has_exact = false;
-  const std::string initial = cfg.get_string("initial.type");
-  const VelocityFunction field =
-      initial_field(initial, cfg.get_real("initial.amplitude"), domain, params.nu, has_exact);
+/// The initial state of a run: initial.* projected, or a restart file. Returns the first step.
+/// Collective.
+long start_flow(const RunContext& ctx, NavierStokes& ns, const VelocityFunction& field) {
   navier_stokes::set_velocity(ns, field, 0.0);
   ns.project_initial();
-  long first_step = 0;
-  if (!ctx.restart_file.empty()) {
-    first_step = read_restart(ctx.restart_file, ns, domain, cfg);
-    ctx.log.info("restarted from " + ctx.restart_file +
-                 format(" at step %.0f, ", double(first_step)) + format("t = %.9e", ns.time()));
-  }
+  if (ctx.restart_file.empty())
+    return 0;
+  const long first_step = read_restart(ctx.restart_file, ns, ctx.domain, ctx.config);
+  ctx.log.info("restarted from " + ctx.restart_file +
+               format(" at step %.0f, ", double(first_step)) + format("t = %.9e", ns.time()));
+  return first_step;
+}
 
+/// The clock of time.*, said in the log with a warning for a fixed dt beyond the stability
+/// limit. Collective.
+Clock flow_clock(const RunContext& ctx, const NavierStokes& ns) {
   Clock clock;
-  clock.t_end = cfg.get_real("time.t_end");
-  clock.fixed_dt = cfg.get_real("time.dt");
-  clock.cfl = cfg.get_real("time.cfl");
-  const double steady_tol = cfg.get_real("time.steady_tolerance");
-  const long every = cfg.get_int("output.progress_every");
-  const long diagnostics_every = cfg.get_int("diagnostics.every");
-  const long fields_every = cfg.get_int("fields.every");
-  const double fields_interval = cfg.get_real("fields.interval");
-
-  ctx.log.info(format("Navier-Stokes: nu = %g, ", params.nu) +
+  clock.t_end = ctx.config.get_real("time.t_end");
+  clock.fixed_dt = ctx.config.get_real("time.dt");
+  clock.cfl = ctx.config.get_real("time.cfl");
+  ctx.log.info(format("Navier-Stokes: nu = %g, ", ns.params().nu) +
                (clock.fixed_dt > 0 ? format("fixed dt = %.4e", clock.fixed_dt)
                                    : format("CFL-adaptive dt (time.cfl = %.2f)", clock.cfl)) +
                ", pressure solver " + ns.pressure_method());
@@ -417,150 +224,41 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of "
                         "SSP-RK3 for the initial field; expect the run to diverge",
                         clock.fixed_dt, ns.stable_dt(1.0)));
-  const ForceReport forces(cfg, domain, params);
-  std::vector<std::string> columns = {
-      "step",      "time",           "dt",      "courant", "poisson_iterations", "kinetic_energy",
-      "enstrophy", "max_divergence", "max_dudt"};
-  for (std::size_t k = 0; k < forces.obstacles; ++k)
-    for (int a = 0; a < domain.dim(); ++a)
-      columns.push_back(std::string("C") + "xyz"[a] + "_" + std::to_string(k + 1));
-  if (forces.has_probes)
-    columns.push_back("pressure_drop");
-  io::CsvSeries diagnostics(domain.comm(), ctx.output_dir + "/diagnostics.csv", columns);
+  return clock;
+}
 
-  FlowStepper stepper(ns);
-  Simulation sim(domain.comm(), stepper, clock, first_step);
-  DivergenceGuard guard(ns, params, ctx.output_dir, steady_tol, first_step, sim.next_dt());
-  sim.on_step_error([&](Simulation& s, const CollectiveError& e) { guard.step_failed(s, e); });
-
-  // Restart files: on their cadence and on SIGUSR1 (go on) or SIGTERM (stop).
-  sim.watch_signals();
-  const std::string restart_dir = ctx.output_dir + "/restart";
-  sim.add_callback(
-      "restart files",
-      Cadence::steps(cfg.get_int("restart.every")) |
-          Cadence::at_step(cfg.get_int("restart.at_step")) | Cadence::signal(),
-      [&](Simulation& s) {
-        const std::string written = write_restart(restart_dir, ns, domain, cfg, s.step(),
-                                                  int(cfg.get_int("restart.keep")), s.dt());
-        ctx.log.info(format("restart file for step %.0f: ", double(s.step())) + written);
-        if (s.signal() == SIGTERM)
-          throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(s.step())) +
-                                format("(t = %.6e); continue with: undertow run ", ns.time()) +
-                                ctx.case_file + " --restart " + written);
-      });
-
-  // Field snapshots: at the start, on their cadence, at the last step and after the run.
-  std::unique_ptr<FieldOutput> fields;
-  if (fields_every > 0 || fields_interval > 0) {
-    fields = std::make_unique<FieldOutput>(domain, ctx.output_dir, ctx.config.hash());
-    fields->write(ns, first_step);
-    sim.add_callback("fields",
-                     Cadence::steps(fields_every) | Cadence::interval(fields_interval) |
-                         Cadence::last_step(),
-                     [&](Simulation& s) { fields->write(ns, s.step()); });
-    // The final state: a steady stop ends between snapshot steps.
-    sim.add_finish("fields", [&](Simulation& s) { fields->write(ns, s.step()); });
-  }
-
-  sim.add_callback("divergence guard",
-                   Cadence::steps(DivergenceGuard::kEvery) | Cadence::steps(every) |
-                       Cadence::steps(diagnostics_every) | Cadence::last_step(),
-                   [&](Simulation& s) { guard.check(s); });
-
-  // The diagnostics row and the progress line, from one sample per step.
-  FlowSample sample;
-  const auto sample_at = [&](const Simulation& s) -> const FlowSample& {
-    if (sample.step == s.step())
-      return sample;
-    sample.step = s.step();
-    sample.divergence = ns.max_divergence();
-    sample.kinetic_energy = ns.kinetic_energy();
-    sample.courant = ns.courant(s.dt());
-    sample.row = {double(s.step()),
-                  ns.time(),
-                  s.dt(),
-                  sample.courant,
-                  double(ns.poisson_iterations()),
-                  sample.kinetic_energy,
-                  ns.enstrophy(),
-                  sample.divergence,
-                  guard.dudt};
-    sample.forces_text.clear();
-    for (std::size_t k = 0; k < forces.obstacles; ++k) {
-      const auto c = forces.coefficients(ns, k);
-      for (int a = 0; a < domain.dim(); ++a)
-        sample.row.push_back(c[a]);
-      sample.forces_text += format("  CD%.0f %.4f", double(k + 1), c[0]) +
-                            format(" CL%.0f %.4f", double(k + 1), c[1]);
-    }
-    if (forces.has_probes)
-      sample.row.push_back(forces.pressure_drop(ns));
-    return sample;
-  };
-  // A row with every progress line and every diagnostics.every steps (at the end too, when
-  // either is on), and at a steady stop.
-  sim.add_callback("diagnostics",
-                   Cadence::steps(every) | Cadence::steps(diagnostics_every) | Cadence::last_step(),
-                   [&](Simulation& s) {
-                     if (every > 0 || diagnostics_every > 0 || guard.steady)
-                       diagnostics.append(sample_at(s).row);
-                   });
-  Progress progress(ctx.log, clock.t_end, every, ns.time());
-  sim.add_callback("progress", Cadence::steps(every) | Cadence::last_step(), [&](Simulation& s) {
-    if (every <= 0)
-      return;
-    const FlowSample& x = sample_at(s);
-    progress.update(
-        s.step(), ns.time(), s.dt(),
-        // time.cfl is a fraction of the SSP-RK3 limit sqrt(3): print the Courant number and
-        // that fraction, so that the line and the case file speak the same language.
-        format("CFL %.3f (%.2f of the advective limit)", x.courant, x.courant / std::sqrt(3.0)) +
-            format("  Poisson its %2.0f  KE %.5e", ns.poisson_iterations(), x.kinetic_energy) +
-            format("  max|div u| %.1e  max|du/dt| %.2e", x.divergence, guard.dudt) + x.forces_text,
-        true);
-  });
-
-  sim.run();
+/// The report's figures of a finished run, with the forces and the pressure drop in the log.
+/// Collective.
+void report_flow(const RunContext& ctx, NavierStokes& ns, const Simulation& sim,
+                 const FlowOutputs& outputs, long poisson_total, io::Json& f) {
+  const Domain& domain = ctx.domain;
   const long n = sim.step();
   const double dt = sim.dt();
-  const bool steady = guard.steady;
-  const double dudt = guard.dudt;
-  const long poisson_total = stepper.poisson_total;
-  if (steady)
-    ctx.log.info(
-        format("steady state reached at t = %.4e: max |du/dt| = %.3e < ", ns.time(), dudt) +
-        format("%.3e (time.steady_tolerance)", steady_tol));
-
-  RunResult result;
-  result.timers = ns.timers();
-  auto& f = result.figures;
   f["steps"] = n;
   f["time"] = ns.time();
   f["last_dt"] = dt;
   f["courant"] = ns.courant(dt);
   f["kinetic_energy"] = ns.kinetic_energy();
   f["max_divergence"] = ns.max_divergence();
-  f["max_dudt"] = dudt;
-  f["poisson_iterations_per_step"] = double(poisson_total) / std::max(n - first_step, 1L);
-  {
-    // Bitwise fingerprint of the final state, the same on any number of ranks: restarted and
-    // uninterrupted runs can be compared exactly.
-    std::string sums;
-    for (const auto& named : ns.state_fields())
-      sums += named.first + ":" +
-              io::checksum_text(io::field_checksum(domain.comm(), *named.second)) + " ";
-    f["state_checksum"] = sums;
-  }
-  if (fields) {
-    f["field_snapshots"] = fields->count();
-    ctx.log.info("fields: " + std::to_string(fields->count()) + " snapshots, open " +
+  f["max_dudt"] = outputs.guard().dudt;
+  f["poisson_iterations_per_step"] = double(poisson_total) / std::max(n - sim.first_step(), 1L);
+  // Bitwise fingerprint of the final state, the same on any number of ranks: restarted and
+  // uninterrupted runs can be compared exactly.
+  std::string sums;
+  for (const auto& named : ns.state_fields())
+    sums += named.first + ":" +
+            io::checksum_text(io::field_checksum(domain.comm(), *named.second)) + " ";
+  f["state_checksum"] = sums;
+  if (outputs.writes_fields()) {
+    f["field_snapshots"] = outputs.snapshots();
+    ctx.log.info("fields: " + std::to_string(outputs.snapshots()) + " snapshots, open " +
                  ctx.output_dir + "/fields.xmf in ParaView");
   }
   f["cell_updates"] =
       double(n) * double(domain.global_cells(0) * domain.global_cells(1) * domain.global_cells(2));
-  f["steady"] = steady;
+  f["steady"] = outputs.guard().steady;
   f["enstrophy"] = ns.enstrophy();
+  const ForceReport& forces = outputs.forces();
   for (std::size_t k = 0; k < forces.obstacles; ++k) {
     const auto c = forces.coefficients(ns, k);
     io::Json& o = f["obstacle" + std::to_string(k + 1)];
@@ -576,7 +274,38 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     f["pressure_drop"] = drop;
     ctx.log.info(format("pressure drop between the probes: %.6f [m^2/s^2]", drop));
   }
+}
 
+/// RMS and max error of the Ghia et al. cavity centrelines, and what they are against.
+/// Collective.
+std::string ghia_error(const RunContext& ctx, const NavierStokes& ns, double& rms, double& worst) {
+  const Config& cfg = ctx.config;
+  const Domain& domain = ctx.domain;
+  const std::string re = cfg.get_string("check.ghia_re");
+  const std::string dir = std::filesystem::path(ctx.case_file).parent_path().string();
+  const DomainSpec& spec = domain.spec();
+  if (domain.dim() != 2 || spec.length[0] != 1.0 || spec.length[1] != 1.0)
+    throw ConfigError("check.reference = ghia needs the 2D unit square of Ghia et al. "
+                      "(domain.dim = 2, domain.length = 1 1)");
+  const std::vector<double> u = gather_to_root(domain.comm(), ns.velocity(0));
+  const std::vector<double> v = gather_to_root(domain.comm(), ns.velocity(1));
+  GhiaComparison g;
+  run_on_root(domain.comm(), [&] {
+    g = compare_with_ghia(u, v, spec.cells[0], spec.cells[1], cfg, dir.empty() ? "." : dir, re,
+                          ns.params().boundaries.face[3].velocity[0]);
+  });
+  // Rank 0 computed the comparison; every rank returns the same verdict.
+  const std::string packed =
+      domain.comm().broadcast(format("%.17g %.17g %.0f", g.rms_error, g.max_error, g.points));
+  std::istringstream(packed) >> rms >> worst >> g.points;
+  return "Ghia et al. (1982), Re = " + re + ", " + std::to_string(g.points) + " points";
+}
+
+/// The reference check of check.reference (the exact solution of initial.type, or the Ghia
+/// cavity), into the figures and the result. Collective.
+void check_flow(const RunContext& ctx, const NavierStokes& ns, const VelocityFunction& field,
+                bool has_exact, RunResult& result) {
+  const Config& cfg = ctx.config;
   const std::string reference = cfg.get_string("check.reference");
   const double l2_max = cfg.get_real("check.l2_error_max");
   const double linf_max = cfg.get_real("check.linf_error_max");
@@ -584,43 +313,58 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   std::string against;
   if (reference == "exact") {
     if (!has_exact)
-      throw ConfigError("check.reference = exact, but initial.type = " + initial +
-                        " has no exact solution here; use taylor_green (2D), abc or poiseuille.");
+      throw ConfigError(
+          "check.reference = exact, but initial.type = " + cfg.get_string("initial.type") +
+          " has no exact solution here; use taylor_green (2D), abc or poiseuille.");
     std::tie(rms, worst) = navier_stokes::velocity_error(ns, field, ns.time());
     against = "the exact solution";
   } else if (reference == "ghia") {
-    const std::string re = cfg.get_string("check.ghia_re");
-    const std::string dir = std::filesystem::path(ctx.case_file).parent_path().string();
-    const DomainSpec& spec = domain.spec();
-    if (domain.dim() != 2 || spec.length[0] != 1.0 || spec.length[1] != 1.0)
-      throw ConfigError("check.reference = ghia needs the 2D unit square of Ghia et al. "
-                        "(domain.dim = 2, domain.length = 1 1)");
-    const std::vector<double> u = gather_to_root(domain.comm(), ns.velocity(0));
-    const std::vector<double> v = gather_to_root(domain.comm(), ns.velocity(1));
-    GhiaComparison g;
-    run_on_root(domain.comm(), [&] {
-      g = compare_with_ghia(u, v, spec.cells[0], spec.cells[1], cfg, dir.empty() ? "." : dir, re,
-                            params.boundaries.face[3].velocity[0]);
-    });
-    // Rank 0 computed the comparison; every rank returns the same verdict.
-    const std::string packed =
-        domain.comm().broadcast(format("%.17g %.17g %.0f", g.rms_error, g.max_error, g.points));
-    std::istringstream(packed) >> rms >> worst >> g.points;
-    against = "Ghia et al. (1982), Re = " + re + ", " + std::to_string(g.points) + " points";
+    against = ghia_error(ctx, ns, rms, worst);
   }
-  if (!against.empty()) {
-    ctx.log.info("velocity error against " + against + format(": RMS %.4e, max %.4e", rms, worst));
-    f["reference"] = reference;
-    f["error_l2"] = rms;
-    f["error_linf"] = worst;
-    result.has_reference = l2_max > 0;
-    result.check_passed = rms <= l2_max && (linf_max <= 0 || worst <= linf_max);
-    result.check_summary =
-        format("RMS error %.4e (allowed %.3e)", rms, l2_max) +
-        (linf_max > 0 ? format(", max error %.4e (allowed %.3e)", worst, linf_max)
-                      : std::string()) +
-        " against " + against;
-  }
+  if (against.empty())
+    return;
+  ctx.log.info("velocity error against " + against + format(": RMS %.4e, max %.4e", rms, worst));
+  auto& f = result.figures;
+  f["reference"] = reference;
+  f["error_l2"] = rms;
+  f["error_linf"] = worst;
+  result.has_reference = l2_max > 0;
+  result.check_passed = rms <= l2_max && (linf_max <= 0 || worst <= linf_max);
+  result.check_summary =
+      format("RMS error %.4e (allowed %.3e)", rms, l2_max) +
+      (linf_max > 0 ? format(", max error %.4e (allowed %.3e)", worst, linf_max) : std::string()) +
+      " against " + against;
+}
+
+RunResult run_navier_stokes(const RunContext& ctx) {
+  require_error_check(ctx);
+  const Config& cfg = ctx.config;
+  const NavierStokesParams params = flow_parameters(cfg, ctx.domain);
+  if (ctx.check_requested && cfg.get_string("check.reference") == "none")
+    throw ConfigError("--check needs a reference: set check.reference = exact (with an exact "
+                      "initial.type) or ghia (the cavity) in [check] of " +
+                      ctx.case_file + ".");
+  NavierStokes ns(ctx.domain, params);
+  bool has_exact = false;
+  const VelocityFunction field = navier_stokes::initial_field(cfg.get_string("initial.type"),
+                                                              cfg.get_real("initial.amplitude"),
+                                                              ctx.domain, params.nu, has_exact);
+  const long first_step = start_flow(ctx, ns, field);
+
+  FlowStepper stepper(ns);
+  Simulation sim(ctx.domain.comm(), stepper, flow_clock(ctx, ns), first_step);
+  FlowOutputs outputs(cfg, ns, ctx.output_dir, ctx.case_file, FlowOutputKinds{}, ctx.log);
+  outputs.attach(sim);
+  sim.run();
+  if (outputs.guard().steady)
+    ctx.log.info(format("steady state reached at t = %.4e: max |du/dt| = %.3e < ", ns.time(),
+                        outputs.guard().dudt) +
+                 format("%.3e (time.steady_tolerance)", cfg.get_real("time.steady_tolerance")));
+
+  RunResult result;
+  result.timers = ns.timers();
+  report_flow(ctx, ns, sim, outputs, stepper.poisson_total, result.figures);
+  check_flow(ctx, ns, field, has_exact, result);
   return result;
 }
 

@@ -11,8 +11,9 @@
 namespace undertow {
 namespace jobs {
 
-/// The flow parameters of [fluid], [boundary], [obstacles], [obstacle1..4] and [pressure].
-/// Throws ConfigError naming a bad key. Not collective.
+/// The flow parameters of [fluid], [boundary], [obstacles], [obstacle1..4] and [pressure]
+/// (navier_stokes::flow_parameters), with the design field of obstacles.design, a number or an
+/// HDF5 file. Throws ConfigError naming a bad key. Collective (reads a file).
 navier_stokes::NavierStokesParams flow_parameters(const Config& config, const Domain& domain);
 
 /// Declares [adjoint]: the settings of `undertow gradient`. Not collective.
@@ -21,11 +22,6 @@ void declare_adjoint_keys(ConfigSchema& schema);
 /// Declares [design] and [optimize]: the settings of `undertow optimize` (optimize.cpp). Not
 /// collective.
 void declare_optimize_keys(ConfigSchema& schema);
-
-/// The initial velocity of initial.type with amplitude [m/s] (nu for the decay of the exact
-/// solutions); `exact` tells whether it is an exact solution of the equations.
-navier_stokes::VelocityFunction initial_field(const std::string& type, double amplitude,
-                                              const Domain& d, double nu, bool& exact);
 
 /// The parameters m of `undertow gradient` and `undertow optimize`: the flow parameters, and
 /// the initial velocity of initial.* or, if `restart` is not empty, of that restart file.

@@ -11,6 +11,7 @@
 #include "navier_stokes_setup.hpp"
 
 #include "undertow/adjoint/parameters.hpp"
+#include "undertow/adjoint/reduced_objective.hpp"
 #include "undertow/adjoint/shape_optimiser.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/version.hpp"
@@ -221,39 +222,33 @@ void declare_optimize_keys(ConfigSchema& s) {
       .at_least(8);
 }
 
-int command_optimize(const Communicator& comm, const std::vector<std::string>& args) {
-  OptimizeOptions opt;
-  if (!parse(comm, args, opt))
-    return kSuccess;
-  const LoadedCase loaded =
-      load_case(comm, opt.case_file, opt.overrides, !opt.resume.empty() ? opt.resume : opt.output);
-  AdjointJob job(comm, loaded, "optimize", opt.case_file, "", 0);
-  const Config& cfg = loaded.config;
-  const Domain& domain = job.domain;
-  const int dim = domain.dim();
-  const Log& log = job.log;
-  const std::string& dir = loaded.output_dir;
-  run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
-  adjoint::GradientDriver& driver = job.driver;
-  const Control m0 = job.m;
+namespace {
+
+/// The design of [design]: a Fourier star or a CST airfoil. Throws ConfigError. Not collective.
+std::unique_ptr<adjoint::ShapeDesign> design_from(const Config& cfg, const Control& m0, int dim) {
   const int obstacle = static_cast<int>(cfg.get_int("design.obstacle")) - 1;
   const std::string area_mode = cfg.get_string("optimize.area");
   const bool cst = cfg.get_string("design.parameterisation") == "cst_airfoil";
   if (cst && area_mode == "fixed")
     throw ConfigError("optimize.area = fixed holds a star's area through r0; a CST airfoil "
                       "holds it with optimize.area = almm, or leaves it free");
-  const auto design =
-      cst ? adjoint::make_cst_design(m0, dim, obstacle, cfg.get_words("design.variables"))
-          : adjoint::make_star_design(m0, dim, obstacle, cfg.get_words("design.variables"),
-                                      area_mode == "fixed",
-                                      cfg.get_real("design.coefficient_bound"));
+  return cst ? adjoint::make_cst_design(m0, dim, obstacle, cfg.get_words("design.variables"))
+             : adjoint::make_star_design(m0, dim, obstacle, cfg.get_words("design.variables"),
+                                         area_mode == "fixed",
+                                         cfg.get_real("design.coefficient_bound"));
+}
+
+/// The optimiser's settings of [design] and [optimize]. Throws ConfigError. Not collective.
+adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::ShapeDesign& design,
+                                         const OptimizeOptions& opt) {
+  const bool cst = cfg.get_string("design.parameterisation") == "cst_airfoil";
   adjoint::OptimiserSettings settings;
-  bounds_from(cfg, *design, settings.lower, settings.upper);
-  settings.hold_area = area_mode == "almm";
+  bounds_from(cfg, design, settings.lower, settings.upper);
+  settings.hold_area = cfg.get_string("optimize.area") == "almm";
   settings.min_thickness = cfg.get_real("design.min_thickness");
   settings.thickness_stations = cfg.get_real_list("design.thickness_stations");
   if (settings.thickness_stations.empty())
-    settings.thickness_stations = design->default_thickness_stations();
+    settings.thickness_stations = design.default_thickness_stations();
   for (double station : settings.thickness_stations)
     if (cst ? !(station > 0 && station < 1) : !(station >= 0 && station < 360))
       throw ConfigError(format("design.thickness_stations: %g is not ", station) +
@@ -263,174 +258,150 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   settings.petsc_options = cfg.get_string("optimize.petsc_options");
   settings.stop_after_evaluations = opt.stop_after_evaluations;
   settings.fail_evaluation = opt.fail_evaluation;
-
   const std::string goal = cfg.get_string("optimize.objective");
-  const bool ratio = goal == "lift_to_drag", at_lift = goal == "drag_at_lift";
-  if ((ratio || at_lift) &&
+  if ((goal == "lift_to_drag" || goal == "drag_at_lift") &&
       cfg.get_words("objective.terms") != std::vector<std::string>{"lift", "drag"})
     throw ConfigError("optimize.objective = " + goal +
                       " needs objective.terms = lift drag (in that order; objective.weights are "
                       "then not used)");
-  if (at_lift)
+  if (goal == "drag_at_lift")
     settings.flow_constraints = {"lift_deviation"};
+  return settings;
+}
+
+/// The design, its constraints and TAO's method, in one line of the log.
+std::string describe(const Config& cfg, const adjoint::ShapeDesign& design,
+                     const adjoint::OptimiserSettings& settings) {
+  const std::string area_mode = cfg.get_string("optimize.area");
+  const bool at_lift = !settings.flow_constraints.empty();
   const bool almm = settings.hold_area || at_lift || settings.min_thickness > 0;
-  log.info("design: " + design->describe() +
-           (area_mode == "fixed"  ? "; area held exactly"
-            : area_mode == "almm" ? "; area held by TAOALMM"
-                                  : "; area free") +
-           (at_lift ? "; lift held by TAOALMM" : "") +
-           (settings.min_thickness > 0
-                ? format("; thickness >= %g m at %.0f stations (TAOALMM)", settings.min_thickness,
-                         double(settings.thickness_stations.size()))
-                : std::string()) +
-           (almm ? " (BLMVM subproblems)" : " (TAOBLMVM)"));
-  // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a
-  // CFL-chosen dt would jump with the shape.
-  const std::vector<double> dts = driver.choose_steps(
-      m0, cfg.get_real("time.t_end"), cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
-  log.info(format("time steps: %.0f (frozen for every design)", double(dts.size())));
-  {
-    navier_stokes::NavierStokes ns(domain, m0.flow);
-    driver.set_checkpointing(checkpointing_from(cfg, ns, static_cast<long>(dts.size()), dir, ""));
-  }
-  const double h = [&] {
-    double least = 1e300;
-    for (int a = 0; a < dim; ++a)
-      least = std::min(least, domain.spacing(a));
-    return least;
-  }();
+  return "design: " + design.describe() +
+         (area_mode == "fixed"  ? "; area held exactly"
+          : area_mode == "almm" ? "; area held by TAOALMM"
+                                : "; area free") +
+         (at_lift ? "; lift held by TAOALMM" : "") +
+         (settings.min_thickness > 0
+              ? format("; thickness >= %g m at %.0f stations (TAOALMM)", settings.min_thickness,
+                       double(settings.thickness_stations.size()))
+              : std::string()) +
+         (almm ? " (BLMVM subproblems)" : " (TAOBLMVM)");
+}
 
-  adjoint::EvaluationJournal journal(comm, dir + "/evaluations.journal",
-                                     cfg.hash() + "-ranks" + std::to_string(comm.size()));
-  if (!opt.resume.empty()) {
-    journal.load();
-    log.info("resuming: " + std::to_string(journal.size()) +
-             " recorded evaluations will be replayed without flow solves");
+/// What an optimisation writes as it goes: the iteration table and history.csv, the outline of
+/// every iterate in shapes/, the flow of every optimize.fields_every-th design in flow/ (one
+/// more forward run, a Simulation over the frozen steps), and a warning when the shape gets
+/// finer than the grid.
+class OptimisationRecord {
+ public:
+  OptimisationRecord(AdjointJob& job, const adjoint::ReducedObjective& J,
+                     const adjoint::ShapeDesign& design, const adjoint::OptimiserSettings& settings,
+                     std::vector<double> dts)
+      : m_job(job), m_J(J), m_design(design), m_dts(std::move(dts)), m_dir(job.loaded.output_dir),
+        m_history(job.domain.comm(), m_dir + "/history.csv", columns(design, settings)),
+        m_flow(job.domain, m_dir + "/flow", job.config.hash()),
+        m_fields_every(job.config.get_int("optimize.fields_every")),
+        m_points(static_cast<int>(job.config.get_int("optimize.shape_points"))),
+        m_thickness(settings.min_thickness > 0) {
+    m_h = 1e300;
+    for (int a = 0; a < job.domain.dim(); ++a)
+      m_h = std::min(m_h, job.domain.spacing(a));
+    job.log.info(" iter   objective J          |grad|      area dev    violation   step       "
+                 "solves   wall [s]");
   }
-  // J(x): the case's objective; -L/D of its two terms (lift, drag); or D with L - L* = 0. The
-  // ratio's gradient is that of its linearisation at x, -dL/D + L dD/D^2: the objective with
-  // the weights (-1/D, L/D^2) that a forward run finds first.
-  auto lift_and_drag = [&](const Control& m) {
-    std::vector<double> terms;
-    driver.objective(m, dts, &terms);
-    if (ratio && !(terms[1] > 0))
-      throw CollectiveError(
-          format("the drag %.3e is not positive, so -lift/drag is undefined", terms[1]));
-    return std::array<double, 2>{terms[0], terms[1]};
-  };
-  double lift_target = 0;
-  if (at_lift) {
-    const std::string target = cfg.get_string("optimize.lift_target");
-    if (target == "initial") {
-      lift_target = lift_and_drag(m0)[0];
-    } else {
-      char* end = nullptr;
-      lift_target = std::strtod(target.c_str(), &end);
-      if (end == target.c_str() || *end != '\0' || !std::isfinite(lift_target))
-        throw ConfigError("optimize.lift_target = '" + target +
-                          "' is neither a number (the lift coefficient to keep) nor initial");
-    }
-    log.info(format("lift target: C_L = %.10e", lift_target));
-  }
-  auto evaluate = [&](const std::vector<double>& x) {
-    Control m = m0;
-    design->apply(x, m);
-    Evaluation e;
-    e.x = x;
-    if (ratio) {
-      const auto ld = lift_and_drag(m);
-      const ObjectiveWeights linearised(job, {-1.0 / ld[1], ld[0] / (ld[1] * ld[1])});
-      const adjoint::Gradient g = driver.gradient(m, dts);
-      e.objective = -ld[0] / ld[1];
-      e.gradient = design->chain(g, x);
-    } else if (at_lift) {
-      const adjoint::Gradient drag = [&] {
-        const ObjectiveWeights only_drag(job, {0.0, 1.0});
-        return driver.gradient(m, dts);
-      }();
-      const adjoint::Gradient lift = [&] {
-        const ObjectiveWeights only_lift(job, {1.0, 0.0});
-        return driver.gradient(m, dts);
-      }();
-      e.objective = drag.objective;
-      e.gradient = design->chain(drag, x);
-      e.constraints = {lift.objective - lift_target};
-      e.constraint_gradients = {design->chain(lift, x)};
-    } else {
-      const adjoint::Gradient g = driver.gradient(m, dts);
-      e.objective = g.objective;
-      e.gradient = design->chain(g, x);
-    }
-    return e;
-  };
 
-  const std::vector<std::string>& names = design->names();
-  std::vector<std::string> columns = {
-      "iteration", "objective",   "gradient_norm", "area_violation", "constraint_violation",
-      "step",      "flow_solves", "seconds"};
-  for (const auto& n : settings.flow_constraints)
-    columns.push_back(n);
-  if (settings.min_thickness > 0)
-    columns.push_back("least_thickness");
-  for (const auto& n : names)
-    columns.push_back(n);
-  io::CsvSeries history(comm, dir + "/history.csv", columns);
-  // The flow of a design at the end of its run, as snapshot `iteration` of <dir>/flow/.
-  FieldOutput flow(domain, dir + "/flow", cfg.hash());
-  const long fields_every = cfg.get_int("optimize.fields_every");
-  long flow_written = -1; // the last iteration whose flow is written
-  auto write_flow = [&](const std::vector<double>& x, long iteration) {
-    if (iteration == flow_written)
-      return; // (the final design on a multiple of fields_every)
-    flow_written = iteration;
-    Control m = m0;
-    design->apply(x, m);
-    auto ns = driver.start(m);
-    for (double dt : dts)
-      ns->step(dt);
-    flow.write(*ns, iteration, double(iteration));
-  };
-  const int points = static_cast<int>(cfg.get_int("optimize.shape_points"));
-  double j0 = 0;
-  bool warned = false;
-  log.info(" iter   objective J          |grad|      area dev    violation   step       solves   "
-           "wall [s]");
-  auto monitor = [&](const IterationRecord& r) {
+  /// One design iteration: a line of the table and of history.csv, its outline and flow.
+  /// Collective.
+  void iteration(const IterationRecord& r) {
     if (r.iteration == 0)
       j0 = r.objective;
     char line[160];
     std::snprintf(line, sizeof line, "%5ld   %.10e   %.3e   %+.2e   %.3e   %.3e   %6ld   %8.1f",
                   r.iteration, r.objective, r.gradient_norm, r.area_violation,
                   r.constraint_violation, r.step, r.evaluations, r.seconds);
-    log.info(line);
+    m_job.log.info(line);
     std::vector<double> row = {
         double(r.iteration),    r.objective, r.gradient_norm,       r.area_violation,
         r.constraint_violation, r.step,      double(r.evaluations), r.seconds};
     row.insert(row.end(), r.flow_constraints.begin(), r.flow_constraints.end());
-    if (settings.min_thickness > 0)
+    if (m_thickness)
       row.push_back(r.least_thickness);
     row.insert(row.end(), r.x.begin(), r.x.end());
-    history.append(row);
+    m_history.append(row);
     char name[64];
     std::snprintf(name, sizeof name, "/shapes/shape_%04ld.csv", r.iteration);
-    write_outline(comm, *design, r.x, points, dir + name);
-    if (fields_every > 0 && r.iteration % fields_every == 0)
-      write_flow(r.x, r.iteration);
-    const double feature = design->smallest_feature(r.x);
-    if (!warned && feature < 2 * h) {
-      warned = true;
-      log.info(format("warning: the body's smallest feature (a star's least radius, an "
-                      "airfoil's thickness) %.3e m is under two cells (h = %.3e m): the grid "
-                      "cannot resolve the shape; refine domain.cells",
-                      feature, h));
+    outline(r.x, m_dir + name);
+    if (m_fields_every > 0 && r.iteration % m_fields_every == 0)
+      flow(r.x, r.iteration);
+    const double feature = m_design.smallest_feature(r.x);
+    if (!m_warned && feature < 2 * m_h) {
+      m_warned = true;
+      m_job.log.info(format("warning: the body's smallest feature (a star's least radius, an "
+                            "airfoil's thickness) %.3e m is under two cells (h = %.3e m): the "
+                            "grid cannot resolve the shape; refine domain.cells",
+                            feature, m_h));
     }
-  };
-  adjoint::ShapeOptimiser optimiser(comm, *design, settings, evaluate, monitor, journal, log);
-  const std::vector<double> x0 = design->values(m0);
-  const adjoint::OptimiserResult result = optimiser.run(x0);
+  }
+  /// The outline of x as CSV (x,y per line) at `path`. Collective.
+  void outline(const std::vector<double>& x, const std::string& path) const {
+    write_outline(m_job.domain.comm(), m_design, x, m_points, path);
+  }
+  /// The flow of design x at the end of its run, as snapshot `iteration` of flow/ (once per
+  /// iteration). Collective.
+  void flow(const std::vector<double>& x, long iteration) {
+    if (iteration == m_flow_written)
+      return; // (the final design on a multiple of fields_every)
+    m_flow_written = iteration;
+    auto ns = m_job.driver.start(m_J.parameters(x));
+    SteppedModel<navier_stokes::NavierStokes> stepper(*ns);
+    Clock clock;
+    clock.steps = m_dts;
+    Simulation sim(m_job.domain.comm(), stepper, clock);
+    sim.add_finish("flow of the design",
+                   [&](Simulation&) { m_flow.write(*ns, iteration, double(iteration)); });
+    sim.run();
+  }
 
-  Control m_final = m0;
-  design->apply(result.x, m_final);
+  double j0 = 0; ///< J of the initial design
+
+ private:
+  static std::vector<std::string> columns(const adjoint::ShapeDesign& design,
+                                          const adjoint::OptimiserSettings& settings) {
+    std::vector<std::string> c = {
+        "iteration", "objective",   "gradient_norm", "area_violation", "constraint_violation",
+        "step",      "flow_solves", "seconds"};
+    c.insert(c.end(), settings.flow_constraints.begin(), settings.flow_constraints.end());
+    if (settings.min_thickness > 0)
+      c.push_back("least_thickness");
+    c.insert(c.end(), design.names().begin(), design.names().end());
+    return c;
+  }
+
+  AdjointJob& m_job;
+  const adjoint::ReducedObjective& m_J;
+  const adjoint::ShapeDesign& m_design;
+  std::vector<double> m_dts;
+  std::string m_dir;
+  io::CsvSeries m_history;
+  FieldOutput m_flow;
+  long m_fields_every;
+  int m_points;
+  bool m_thickness;
+  double m_h = 0;
+  bool m_warned = false;
+  long m_flow_written = -1;
+};
+
+/// The outcome in the log, final_design.txt, the final outline and flow, and the report's
+/// figures. Collective.
+void report_outcome(AdjointJob& job, const OptimizeOptions& opt, adjoint::ShapeOptimiser& optimiser,
+                    adjoint::ReducedObjective& J, const adjoint::ShapeDesign& design,
+                    const adjoint::OptimiserSettings& settings, OptimisationRecord& record,
+                    const adjoint::EvaluationJournal& journal, const std::vector<double>& x0,
+                    const adjoint::OptimiserResult& result, io::Json& report) {
+  const Log& log = job.log;
+  const std::string& dir = job.loaded.output_dir;
+  const bool ratio = job.config.get_string("optimize.objective") == "lift_to_drag";
+  const double j0 = record.j0;
   const double reduction = j0 != 0 ? result.objective / j0 - 1.0 : 0.0;
   log.info("TAO: " + result.reason +
            format(" after %.0f design iterations, %.0f flow solves", double(result.iterations),
@@ -445,125 +416,170 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
       format("objective: %.10e -> %.10e: change %+.2f %%", j0, result.objective, 100 * reduction));
   if (ratio)
     log.info(format("lift/drag: %.6f -> %.6f (%+.2f %%)", -j0, -result.objective, 100 * reduction));
+  const std::vector<std::string>& names = design.names();
   std::string final_design = "final design:";
   for (std::size_t i = 0; i < names.size(); ++i)
     final_design += " " + names[i] + format(" = %.12e", result.x[i]);
   log.info(final_design);
-  log.info(format("area %.6e m^2 (initial %.6e m^2)", design->area(result.x), design->area(x0)));
+  log.info(format("area %.6e m^2 (initial %.6e m^2)", design.area(result.x), design.area(x0)));
   if (settings.min_thickness > 0) {
-    const auto t = design->thickness(result.x, settings.thickness_stations);
+    const auto t = design.thickness(result.x, settings.thickness_stations);
     log.info(format("least thickness %.6e m at the stations (at least %.6e m)",
                     *std::min_element(t.begin(), t.end()), settings.min_thickness));
   }
-  if (at_lift)
+  if (!settings.flow_constraints.empty()) {
+    const double target = adjoint::lift_target_of(J);
     log.info(format("lift: C_L = %.10e (target %.10e)",
-                    lift_target + optimiser.evaluate(result.x).constraints[0], lift_target));
-  const std::string run_settings = design_as_settings(m_final, obstacle);
-  run_on_root(comm, [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
-  write_outline(comm, *design, result.x, points, dir + "/shapes/final.csv");
-  write_flow(result.x, result.iterations);
+                    target + optimiser.evaluate(result.x).constraints[0], target));
+  }
+  const std::string run_settings = design_as_settings(
+      J.parameters(result.x), static_cast<int>(job.config.get_int("design.obstacle")) - 1);
+  run_on_root(job.domain.comm(),
+              [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
+  record.outline(result.x, dir + "/shapes/final.csv");
+  record.flow(result.x, result.iterations);
   log.info("flow of the designs (at t_end; 'time' is the design iteration): " + dir +
            "/flow/fields.xmf");
   log.info("the final design's flow: undertow run " + opt.case_file + " " + run_settings);
 
-  io::Json report = io::Json::object();
-  report["undertow_version"] = UNDERTOW_VERSION_STRING;
-  report["case"] = loaded.name;
-  report["mpi_ranks"] = comm.size();
   report["objective_initial"] = j0;
   report["objective_final"] = result.objective;
   report["reduction"] = reduction;
   report["iterations"] = double(result.iterations);
   report["flow_solves"] = double(result.evaluations);
   report["converged_reason"] = result.reason;
-  report["area_initial"] = design->area(x0);
-  report["area_final"] = design->area(result.x);
+  report["area_initial"] = design.area(x0);
+  report["area_final"] = design.area(result.x);
   for (std::size_t i = 0; i < names.size(); ++i) {
     report["design_initial"][names[i]] = x0[i];
     report["design_final"][names[i]] = result.x[i];
   }
+}
 
+/// --taylor: Taylor tests of the reduced J(x) itself (and of a held lift), through the
+/// parameterisation (r0 following the area, the ratio's two runs), at the initial and the final
+/// design: |f(x + eps h) - f(x) - eps df/dx.h| must fall as eps^2. Returns kCheckFailed if a
+/// rate is below adjoint.taylor_min_rate. Collective.
+int taylor_tests(const AdjointJob& job, adjoint::ShapeOptimiser& optimiser,
+                 adjoint::ReducedObjective& J, const adjoint::ShapeDesign& design,
+                 const std::vector<double>& x0, const std::vector<double>& x_final,
+                 io::Json& report) {
+  const Config& cfg = job.config;
+  const Log& log = job.log;
+  const auto list = adjoint::scalar_parameters(job.m, job.domain.dim());
+  const double min_rate = cfg.get_real("adjoint.taylor_min_rate");
+  const int halvings = static_cast<int>(cfg.get_int("adjoint.taylor_halvings"));
+  const double eps0 = cfg.get_real("adjoint.taylor_shape_eps");
+  const std::vector<std::string>& names = design.names();
+  std::vector<double> h(names.size(), 0.0); // each variable's typical change, signs alternating
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (const auto& p : list)
+      if (p.name == names[i])
+        h[i] = (i % 2 ? -1.0 : 1.0) * p.scale / double(i + 1);
+  const std::vector<std::string> tested = J.value_names();
+  const auto dot_h = [&](const std::vector<double>& g) {
+    double sum = 0;
+    for (std::size_t i = 0; i < h.size(); ++i)
+      sum += g[i] * h[i];
+    return sum;
+  };
   int code = kSuccess;
-  if (opt.taylor) {
-    // Taylor tests of the reduced J(x) itself, through the parameterisation (r0 following the
-    // area, the ratio's two runs): |J(x + eps h) - J(x) - eps dJ/dx.h| must fall as eps^2.
-    const auto list = adjoint::scalar_parameters(m0, dim);
-    const double min_rate = cfg.get_real("adjoint.taylor_min_rate");
-    const int halvings = static_cast<int>(cfg.get_int("adjoint.taylor_halvings"));
-    const double eps0 = cfg.get_real("adjoint.taylor_shape_eps");
-    std::vector<double> h(names.size(), 0.0); // each variable's typical change, signs alternating
-    for (std::size_t i = 0; i < names.size(); ++i)
-      for (const auto& p : list)
-        if (p.name == names[i])
-          h[i] = (i % 2 ? -1.0 : 1.0) * p.scale / double(i + 1);
-    // The functions tested, from one forward run at each point: J, and with a lift target C_L.
-    const std::vector<std::string> tested =
-        at_lift ? std::vector<std::string>{"J", "C_L"} : std::vector<std::string>{"J"};
-    auto values_at = [&](const std::vector<double>& x) {
-      Control m = m0;
-      design->apply(x, m);
-      if (!ratio && !at_lift)
-        return std::vector<double>{driver.objective(m, dts)};
-      const auto ld = lift_and_drag(m);
-      return ratio ? std::vector<double>{-ld[0] / ld[1]} : std::vector<double>{ld[1], ld[0]};
-    };
-    auto dot_h = [&](const std::vector<double>& g) {
-      double sum = 0;
-      for (std::size_t i = 0; i < h.size(); ++i)
-        sum += g[i] * h[i];
-      return sum;
-    };
-    const char* where[2] = {"initial", "final"};
-    for (int w = 0; w < 2; ++w) {
-      const std::vector<double>& x = w == 0 ? x0 : result.x;
-      const Evaluation e = evaluate(x);
-      std::vector<double> f0 = {e.objective}, slope = {dot_h(e.gradient)};
-      if (at_lift) {
-        f0.push_back(lift_target + e.constraints[0]);
-        slope.push_back(dot_h(e.constraint_gradients[0]));
-      }
-      log.info(std::string("Taylor test at the ") + where[w] + " design:");
-      for (std::size_t f = 0; f < tested.size(); ++f)
-        log.info("  d" + tested[f] + format(".h = % .10e", slope[f]));
-      std::vector<std::vector<double>> remainders(tested.size());
-      for (int k = 0; k <= halvings; ++k) {
-        const double eps = eps0 / std::pow(2.0, k);
-        std::vector<double> xp = x;
-        for (std::size_t i = 0; i < h.size(); ++i)
-          xp[i] += eps * h[i];
-        const std::vector<double> values = values_at(xp);
-        for (std::size_t f = 0; f < tested.size(); ++f) {
-          auto& r = remainders[f];
-          r.push_back(std::abs(values[f] - f0[f] - eps * slope[f]));
-          const std::string& n = tested[f];
-          log.info(format("  eps = %.4e  |", eps) + n + "(x + eps h) - " + n + "(x) - eps d" + n +
-                   format(".h| = %.4e", r.back()) +
-                   (k > 0 ? format("  rate %.3f", std::log2(r[r.size() - 2] / r.back()))
-                          : std::string()));
-        }
-      }
+  const char* where[2] = {"initial", "final"};
+  for (int w = 0; w < 2; ++w) {
+    const std::vector<double>& x = w == 0 ? x0 : x_final;
+    const Evaluation e = optimiser.evaluate(x);
+    const std::vector<double> f0 = J.values_of(e);
+    std::vector<double> slope;
+    for (const auto& g : J.gradients_of(e))
+      slope.push_back(dot_h(g));
+    log.info(std::string("Taylor test at the ") + where[w] + " design:");
+    for (std::size_t f = 0; f < tested.size(); ++f)
+      log.info("  d" + tested[f] + format(".h = % .10e", slope[f]));
+    const std::vector<adjoint::TaylorResult> results = adjoint::taylor_test(
+        [&](double eps) {
+          std::vector<double> xp = x;
+          for (std::size_t i = 0; i < h.size(); ++i)
+            xp[i] += eps * h[i];
+          return J.values(xp);
+        },
+        f0, slope, eps0, halvings);
+    for (int k = 0; k <= halvings; ++k)
       for (std::size_t f = 0; f < tested.size(); ++f) {
-        double min_found = 1e300;
-        const auto& r = remainders[f];
-        for (std::size_t k = 1; k < r.size(); ++k)
-          min_found = std::min(min_found, std::log2(r[k - 1] / r[k]));
-        const bool pass = min_found >= min_rate;
-        log.info("  " + tested[f] + format(": minimum rate %.3f: ", min_found) +
-                 (pass ? "passed" : "FAILED"));
-        const std::string key = f == 0 ? std::string(where[w]) : std::string(where[w]) + "_lift";
-        report["taylor"][key]["min_rate"] = min_found;
-        report["taylor"][key]["passed"] = pass;
-        if (!pass)
-          code = kCheckFailed;
+        const adjoint::TaylorResult& r = results[f];
+        const std::string& n = tested[f];
+        log.info(format("  eps = %.4e  |", r.eps[k]) + n + "(x + eps h) - " + n + "(x) - eps d" +
+                 n + format(".h| = %.4e", r.remainder[k]) +
+                 (k > 0 ? format("  rate %.3f", r.rate[k - 1]) : std::string()));
       }
+    for (std::size_t f = 0; f < tested.size(); ++f) {
+      const double min_found = results[f].min_rate;
+      const bool pass = min_found >= min_rate;
+      log.info("  " + tested[f] + format(": minimum rate %.3f: ", min_found) +
+               (pass ? "passed" : "FAILED"));
+      const std::string key = f == 0 ? std::string(where[w]) : std::string(where[w]) + "_lift";
+      report["taylor"][key]["min_rate"] = min_found;
+      report["taylor"][key]["passed"] = pass;
+      if (!pass)
+        code = kCheckFailed;
     }
   }
-  run_on_root(comm, [&] {
-    io::write_file_atomic(dir + "/optimize.json", report.dump());
-    if (!opt.report.empty())
-      io::write_file_atomic(opt.report, report.dump());
-  });
-  log.info("history: " + dir + "/history.csv; shapes: " + dir + "/shapes/");
+  return code;
+}
+
+} // namespace
+
+int command_optimize(const Communicator& comm, const std::vector<std::string>& args) {
+  OptimizeOptions opt;
+  if (!parse(comm, args, opt))
+    return kSuccess;
+  const LoadedCase loaded =
+      load_case(comm, opt.case_file, opt.overrides, !opt.resume.empty() ? opt.resume : opt.output);
+  AdjointJob job(comm, loaded, "optimize", opt.case_file, "", 0);
+  const Config& cfg = loaded.config;
+  const std::string& dir = loaded.output_dir;
+  run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
+  const auto design = design_from(cfg, job.m, job.domain.dim());
+  const adjoint::OptimiserSettings settings = settings_from(cfg, *design, opt);
+  job.log.info(describe(cfg, *design, settings));
+  // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a
+  // CFL-chosen dt would jump with the shape.
+  const std::vector<double> dts = job.driver.choose_steps(
+      job.m, cfg.get_real("time.t_end"), cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
+  job.log.info(format("time steps: %.0f (frozen for every design)", double(dts.size())));
+  {
+    navier_stokes::NavierStokes ns(job.domain, job.m.flow);
+    job.driver.set_checkpointing(
+        checkpointing_from(cfg, ns, static_cast<long>(dts.size()), dir, ""));
+  }
+  adjoint::EvaluationJournal journal(comm, dir + "/evaluations.journal",
+                                     cfg.hash() + "-ranks" + std::to_string(comm.size()));
+  if (!opt.resume.empty()) {
+    journal.load();
+    job.log.info("resuming: " + std::to_string(journal.size()) +
+                 " recorded evaluations will be replayed without flow solves");
+  }
+  const auto J = adjoint::make_reduced_objective(cfg.get_string("optimize.objective"),
+                                                 cfg.get_string("optimize.lift_target"), job.driver,
+                                                 *design, job.m, dts);
+  if (!settings.flow_constraints.empty())
+    job.log.info(format("lift target: C_L = %.10e", adjoint::lift_target_of(*J)));
+
+  OptimisationRecord record(job, *J, *design, settings, dts);
+  adjoint::ShapeOptimiser optimiser(
+      comm, *design, settings, [&](const std::vector<double>& x) { return J->evaluate(x); },
+      [&](const IterationRecord& r) { record.iteration(r); }, journal, job.log);
+  const std::vector<double> x0 = design->values(job.m);
+  const adjoint::OptimiserResult result = optimiser.run(x0);
+
+  io::Json report = io::Json::object();
+  report["undertow_version"] = UNDERTOW_VERSION_STRING;
+  report["case"] = loaded.name;
+  report["mpi_ranks"] = comm.size();
+  report_outcome(job, opt, optimiser, *J, *design, settings, record, journal, x0, result, report);
+  const int code =
+      opt.taylor ? taylor_tests(job, optimiser, *J, *design, x0, result.x, report) : kSuccess;
+  write_report(comm, report, dir + "/optimize.json", opt.report);
+  job.log.info("history: " + dir + "/history.csv; shapes: " + dir + "/shapes/");
   return code;
 }
 

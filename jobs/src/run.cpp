@@ -141,8 +141,7 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
 
   log.info("time per phase (over ranks):");
   log.info(result.timers.report(comm));
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall = seconds_since(wall_start);
 
   io::Json report = io::Json::object();
   report["undertow_version"] = UNDERTOW_VERSION_STRING;
@@ -161,11 +160,7 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
     report["check"]["passed"] = result.check_passed;
     report["check"]["summary"] = result.check_summary;
   }
-  run_on_root(comm, [&] {
-    io::write_file_atomic(output_dir + "/report.json", report.dump());
-    if (!opt.report.empty())
-      io::write_file_atomic(opt.report, report.dump());
-  });
+  write_report(comm, report, output_dir + "/report.json", opt.report);
   log.info("report: " + output_dir + "/report.json" +
            (opt.report.empty() ? std::string() : " and " + opt.report));
 

@@ -6,9 +6,9 @@
 
 #include "test_support.hpp"
 
-#include "undertow/adjoint/navier_stokes_adjoint.hpp"
-#include "undertow/adjoint/transposes.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/solvers/navier_stokes/adjoint.hpp"
+#include "undertow/solvers/navier_stokes/transposes.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -20,8 +20,6 @@ namespace {
 
 using namespace undertow;
 using namespace undertow::navier_stokes;
-using undertow::adjoint::NavierStokesAdjoint;
-using undertow::adjoint::Velocity3;
 using undertow::navier_stokes::Velocity;
 using undertow::testing::world;
 
@@ -185,7 +183,7 @@ TEST(AdjointPieces, EulerStepWithAdvectionDiffusionPenaltyAndForces) {
     combine(d, 1.0, u, 1.0, x, up);
     combine(d, 1.0, u, -1.0, x, um);
     // A force seed: J = <E, y> + sum_k,c seed_kc F_kc.
-    const adjoint::ForceSeed seed(ns.obstacle_count(), {0.4, -1.3, 0.8});
+    const ForceSeed seed(ns.obstacle_count(), {0.4, -1.3, 0.8});
     const double weight = 1.0 / 6.0;
     const auto forces = [&](Velocity3& us, Velocity3& out) {
       auto* f = const_cast<std::vector<std::array<double, 3>>*>(&ns.forces());
@@ -224,7 +222,7 @@ TEST(AdjointPieces, EulerStepWithAdvectionDiffusionPenaltyAndForces) {
     s.adj->reset_gradient();
     zero = ns.make_velocity("zero");
     auto l0 = ns.make_velocity("l0b"), ls = ns.make_velocity("lsb");
-    const adjoint::ForceSeed none(ns.obstacle_count(), {0, 0, 0});
+    const ForceSeed none(ns.obstacle_count(), {0, 0, 0});
     s.adj->euler_combination_adjoint(a, b, u, dt, weight, none, y, l0, ls);
     const auto g2 = s.adj->gradient();
     double predicted2 = g2.nu * dnu;
@@ -243,7 +241,8 @@ void gather_all(const Velocity& v, const Velocity& le, const double ih[3], doubl
   const double inv_h[3] = {ih[0], ih[1], ih[2]};
   for_each(
       "test::gather", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-        o(i, j, k) = adjoint::momentum_tendency_gather<T, Dim, true>(v, le, inv_h, nu, dt, i, j, k);
+        o(i, j, k) =
+            navier_stokes::momentum_tendency_gather<T, Dim, true>(v, le, inv_h, nu, dt, i, j, k);
       });
 }
 
@@ -268,7 +267,8 @@ void scatter_momentum_transpose(const Velocity& v, const Velocity& lam, const Fi
   const double inv_h[3] = {ih[0], ih[1], ih[2]};
   for_each(
       "test::scatter", weights.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        adjoint::momentum_tendency_transpose(v, lam, c, dim, inv_h, nu, dt * w(i, j, k), i, j, k);
+        navier_stokes::momentum_tendency_transpose(v, lam, c, dim, inv_h, nu, dt * w(i, j, k), i, j,
+                                                   k);
       });
 }
 
@@ -374,7 +374,7 @@ TEST(AdjointPieces, EachRungeKuttaStage) {
       ns.prepare(u);
       assign(d, y, lam);
       s.adj->project_adjoint(lam, 0);
-      const adjoint::ForceSeed none(ns.obstacle_count(), {0, 0, 0});
+      const ForceSeed none(ns.obstacle_count(), {0, 0, 0});
       s.adj->euler_combination_adjoint(a, b, u, dt, 0.0, none, lam, lam0, lams);
       s.adj->prepare_adjoint(lams);
       expect_adjoint(lhs, dot(d, x, lams), 1e-11, "RK stage");

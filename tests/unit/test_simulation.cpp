@@ -85,6 +85,35 @@ TEST(Simulation, CflAdaptiveDtAsksTheModel) {
   EXPECT_DOUBLE_EQ(m.dts[0], 0.05);
 }
 
+TEST(Simulation, GivenStepsAreTakenAsGiven) {
+  CountingModel m;
+  Clock c;
+  c.steps = {0.1, 0.2, 0.05};
+  Simulation sim(world(), m, c);
+  sim.run();
+  EXPECT_EQ(m.dts, c.steps);
+  EXPECT_EQ(sim.stopped_by(), "steps");
+}
+
+TEST(Simulation, ADriverThatStepsItselfGetsTheCallbacks) {
+  // As the reverse sweep of a gradient drives its forward steps.
+  CountingModel m;
+  Clock c;
+  c.steps = {0.1, 0.1, 0.1, 0.1};
+  Simulation sim(world(), m, c);
+  std::vector<long> every2;
+  long finished_at = -1;
+  sim.add_callback("every2", Cadence::steps(2), [&](Simulation& s) { every2.push_back(s.step()); });
+  sim.add_finish("finish", [&](Simulation& s) { finished_at = s.step(); });
+  for (double dt : c.steps) {
+    EXPECT_DOUBLE_EQ(sim.next_dt(), dt);
+    m.step(dt);
+    sim.after_step(dt);
+  }
+  EXPECT_EQ(every2, (std::vector<long>{2, 4}));
+  EXPECT_EQ(finished_at, 4); // at the last step, while the model holds the final state
+}
+
 TEST(Simulation, CadencesFireOnTheirSteps) {
   CountingModel m;
   Simulation sim(world(), m, fixed(0.1, 1.0));

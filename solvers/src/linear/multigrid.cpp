@@ -430,53 +430,44 @@ void GeometricMultigrid::fill_ghosts(Level& level, Field& f) {
 
 namespace {
 
-template <int Dim>
-void prolong_kernel(const Transfer& t, const FieldView& xc, const FieldView& xf,
-                    const IndexSpace& owned) {
-  for_each(
-      "mg::prolong_add", owned, KOKKOS_LAMBDA(long i, long j, long k) {
-        long ia[2], ja[2], ka[2];
-        double wi[2], wj[2], wk[2];
-        t.prolong_taps(0, i, ia, wi);
-        t.prolong_taps(1, j, ja, wj);
-        double sum = 0.0;
-        if (Dim == 2) {
-          for (int c2 = 0; c2 < 2; ++c2)
-            for (int c1 = 0; c1 < 2; ++c1)
-              sum += wi[c1] * wj[c2] * xc(ia[c1], ja[c2], k);
-        } else {
-          t.prolong_taps(2, k, ka, wk);
-          for (int c3 = 0; c3 < 2; ++c3)
-            for (int c2 = 0; c2 < 2; ++c2)
-              for (int c1 = 0; c1 < 2; ++c1)
-                sum += wi[c1] * wj[c2] * wk[c3] * xc(ia[c1], ja[c2], ka[c3]);
-        }
-        xf(i, j, k) += sum;
-      });
+/// The taps along axis `a` of prolongation (Taps = 2) or restriction (Taps = 4).
+template <int Taps>
+KOKKOS_INLINE_FUNCTION void transfer_taps(const Transfer& t, int a, long x, long* index,
+                                          double* weight) {
+  if constexpr (Taps == 2)
+    t.prolong_taps(a, x, index, weight);
+  else
+    t.restrict_taps(a, x, index, weight);
 }
 
-template <int Dim>
-void restrict_kernel(const Transfer& t, const FieldView& rf, const FieldView& bc,
-                     const IndexSpace& owned) {
+/// One transfer between levels, the pair prolongation (Taps = 2 per axis, added to `out`) and
+/// restriction (Taps = 4, written to `out`): out(x) = sum over the tensor product of x's per-axis
+/// taps of the weights (multiplied x, y, z) times `in`.
+template <int Dim, int Taps>
+void transfer_kernel(const char* label, const Transfer& t, const FieldView& in,
+                     const FieldView& out, const IndexSpace& owned) {
   for_each(
-      "mg::restrict", owned, KOKKOS_LAMBDA(long i, long j, long k) {
-        long ia[4], ja[4], ka[4];
-        double wi[4], wj[4], wk[4];
-        t.restrict_taps(0, i, ia, wi);
-        t.restrict_taps(1, j, ja, wj);
+      label, owned, KOKKOS_LAMBDA(long i, long j, long k) {
+        long ia[Taps], ja[Taps], ka[Taps];
+        double wi[Taps], wj[Taps], wk[Taps];
+        transfer_taps<Taps>(t, 0, i, ia, wi);
+        transfer_taps<Taps>(t, 1, j, ja, wj);
         double sum = 0.0;
         if (Dim == 2) {
-          for (int c2 = 0; c2 < 4; ++c2)
-            for (int c1 = 0; c1 < 4; ++c1)
-              sum += wi[c1] * wj[c2] * rf(ia[c1], ja[c2], k);
+          for (int c2 = 0; c2 < Taps; ++c2)
+            for (int c1 = 0; c1 < Taps; ++c1)
+              sum += wi[c1] * wj[c2] * in(ia[c1], ja[c2], k);
         } else {
-          t.restrict_taps(2, k, ka, wk);
-          for (int c3 = 0; c3 < 4; ++c3)
-            for (int c2 = 0; c2 < 4; ++c2)
-              for (int c1 = 0; c1 < 4; ++c1)
-                sum += wi[c1] * wj[c2] * wk[c3] * rf(ia[c1], ja[c2], ka[c3]);
+          transfer_taps<Taps>(t, 2, k, ka, wk);
+          for (int c3 = 0; c3 < Taps; ++c3)
+            for (int c2 = 0; c2 < Taps; ++c2)
+              for (int c1 = 0; c1 < Taps; ++c1)
+                sum += wi[c1] * wj[c2] * wk[c3] * in(ia[c1], ja[c2], ka[c3]);
         }
-        bc(i, j, k) = sum;
+        if constexpr (Taps == 2)
+          out(i, j, k) += sum;
+        else
+          out(i, j, k) = sum;
       });
 }
 
@@ -487,9 +478,9 @@ void GeometricMultigrid::prolong_add(int coarse, Field& coarse_x, Field& fine) {
   fill_ghosts(c, coarse_x);
   const Transfer t = make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], fine, coarse_x);
   if (c.domain->dim() == 2)
-    prolong_kernel<2>(t, coarse_x.view(), fine.view(), fine.owned());
+    transfer_kernel<2, 2>("mg::prolong_add", t, coarse_x.view(), fine.view(), fine.owned());
   else
-    prolong_kernel<3>(t, coarse_x.view(), fine.view(), fine.owned());
+    transfer_kernel<3, 2>("mg::prolong_add", t, coarse_x.view(), fine.view(), fine.owned());
 }
 
 void GeometricMultigrid::restrict_to(int coarse, Field& fine_r, Field& coarse_b) {
@@ -498,9 +489,9 @@ void GeometricMultigrid::restrict_to(int coarse, Field& fine_r, Field& coarse_b)
   const Transfer t =
       make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], fine_r, coarse_b);
   if (f.domain->dim() == 2)
-    restrict_kernel<2>(t, fine_r.view(), coarse_b.view(), coarse_b.owned());
+    transfer_kernel<2, 4>("mg::restrict", t, fine_r.view(), coarse_b.view(), coarse_b.owned());
   else
-    restrict_kernel<3>(t, fine_r.view(), coarse_b.view(), coarse_b.owned());
+    transfer_kernel<3, 4>("mg::restrict", t, fine_r.view(), coarse_b.view(), coarse_b.owned());
 }
 
 void GeometricMultigrid::setup_gather(const Domain& d) {

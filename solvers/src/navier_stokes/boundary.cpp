@@ -118,5 +118,36 @@ Profile profile_of(const Domain& d, const FaceBoundary& b, int normal) {
   return p;
 }
 
+std::vector<BoundaryRule> boundary_rules(const Domain& d, const BoundarySet& b, bool faces) {
+  using Kind = BoundaryRule::Kind;
+  std::vector<BoundaryRule> rules;
+  const int dim = d.dim();
+  for (int a = 0; a < dim; ++a) {
+    if (d.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      if (!d.touches_boundary(a, side))
+        continue;
+      const FaceBoundary& f = b.face[2 * a + side];
+      const long inward = side == 0 ? 1 : -1;
+      const bool inflow = f.kind == BoundaryKind::Inflow;
+      const Profile profile = profile_of(d, f, a);
+      if (faces) {
+        if (b.fixes_normal_velocity(a, side))
+          rules.push_back({Kind::NormalFace, a, side, a, inward, inflow ? f.velocity[a] : 0.0,
+                           inflow, profile});
+        continue;
+      }
+      const bool dirichlet = f.kind == BoundaryKind::Wall || inflow;
+      for (int c = 0; c < dim; ++c)
+        rules.push_back({c == a      ? Kind::NormalGhost
+                         : dirichlet ? Kind::TangentialDirichlet
+                                     : Kind::TangentialZeroGradient,
+                         a, side, c, inward, f.velocity[c], inflow, profile});
+    }
+  }
+  return rules;
+}
+
 } // namespace navier_stokes
 } // namespace undertow

@@ -145,7 +145,10 @@ linear::PoissonSpec pressure_spec(const NavierStokesParams& p) {
 } // namespace
 
 NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& params)
-    : m_domain(domain), m_params(params), m_p(domain, Location::Cell, kGhost, "ns::p"),
+    : m_domain(domain), m_params(params),
+      m_face_rules(boundary_rules(domain, params.boundaries, true)),
+      m_ghost_rules(boundary_rules(domain, params.boundaries, false)),
+      m_p(domain, Location::Cell, kGhost, "ns::p"),
       m_psi(domain, Location::Cell, kGhost, "ns::psi"),
       m_div(domain, Location::Cell, kGhost, "ns::div"),
       m_cell_halo(std::make_unique<HaloPlan>(domain, Location::Cell, kGhost)),
@@ -218,89 +221,60 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
   m_forces.assign(m_masks.size(), {0.0, 0.0, 0.0});
 }
 
-Velocity NavierStokes::views(const std::array<Field, 3>& u) const {
-  Velocity v;
-  for (int c = 0; c < 3; ++c)
-    v.u[c] = u[c].view();
-  return v;
-}
-
 void NavierStokes::prepare(std::array<Field, 3>& u) {
   auto scope = m_timers.scope("boundary+halo");
-  const int dim = m_domain.dim();
   // 1. Prescribed normal velocity on the boundary faces this rank owns.
-  for (int a = 0; a < dim; ++a) {
-    if (m_domain.periodic(a))
-      continue;
-    for (int side = 0; side < 2; ++side) {
-      const bool mine = m_domain.touches_boundary(a, side);
-      const FaceBoundary& b = m_params.boundaries.face[2 * a + side];
-      if (!mine || !m_params.boundaries.fixes_normal_velocity(a, side))
-        continue;
-      const IndexSpace& own = u[a].owned();
-      const long at = side == 0 ? own.begin[a] : own.end[a] - 1;
-      const FieldView v = u[a].view();
-      const GridGeometry g = u[a].geometry();
-      const Profile prof = profile_of(m_domain, b, a);
-      const double value = b.kind == BoundaryKind::Inflow ? b.velocity[a] : 0.0;
-      for_each(
-          "ns::bc_normal_face", layer(u[a].ghosted(), a, at),
-          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = value * prof.factor(g, i, j, k); });
-    }
+  for (const BoundaryRule& r : m_face_rules) {
+    Field& f = u[r.component];
+    const FieldView v = f.view();
+    const GridGeometry g = f.geometry();
+    const Profile prof = r.profile;
+    const double value = r.value;
+    for_each(
+        "ns::bc_normal_face", r.layer_of(f.owned(), f.ghosted()),
+        KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = value * prof.factor(g, i, j, k); });
   }
   // 2. Halo exchange: ghosts between ranks and across periodic axes.
-  for (int c = 0; c < dim; ++c)
+  for (int c = 0; c < m_domain.dim(); ++c)
     m_velocity_halo[c]->fill(u[c]);
   // 3. Ghosts beyond the physical boundaries.
-  for (int a = 0; a < dim; ++a) {
-    if (m_domain.periodic(a))
+  for (const BoundaryRule& r : m_ghost_rules) {
+    Field& f = u[r.component];
+    const FieldView v = f.view();
+    const int a = r.axis;
+    const long inward = r.inward;
+    if (r.kind == BoundaryRule::Kind::NormalGhost) {
+      // Normal component beyond the boundary face: zero gradient (used by outflow faces).
+      for_each(
+          "ns::bc_normal_ghost", r.layer_of(f.owned(), f.ghosted()),
+          KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = at(v, i, j, k, a, inward); });
       continue;
-    for (int side = 0; side < 2; ++side) {
-      const bool mine = m_domain.touches_boundary(a, side);
-      if (!mine)
-        continue;
-      const FaceBoundary& b = m_params.boundaries.face[2 * a + side];
-      const long inward = side == 0 ? 1 : -1;
-      for (int c = 0; c < dim; ++c) {
-        const FieldView v = u[c].view();
-        const IndexSpace& own = u[c].owned();
-        if (c == a) {
-          // Normal component beyond the boundary face: zero gradient (used by outflow faces).
-          const long face = side == 0 ? own.begin[a] : own.end[a] - 1;
-          const long ghost = face - inward;
-          for_each(
-              "ns::bc_normal_ghost", layer(u[c].ghosted(), a, ghost),
-              KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = at(v, i, j, k, a, inward); });
-          continue;
-        }
-        // Tangential component: ghost layer just outside the wall.
-        const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
-        const bool dirichlet = b.kind == BoundaryKind::Wall || b.kind == BoundaryKind::Inflow;
-        const double wall = b.velocity[c];
-        const GridGeometry g = u[c].geometry();
-        const Profile prof = profile_of(m_domain, b, a);
-        const bool scaled = b.kind == BoundaryKind::Inflow;
-        for_each(
-            "ns::bc_tangential_ghost", layer(u[c].ghosted(), a, ghost),
-            KOKKOS_LAMBDA(long i, long j, long k) {
-              const double first = at(v, i, j, k, a, inward);
-              if (dirichlet) {
-                const double value = scaled ? wall * prof.factor(g, i, j, k) : wall;
-                v(i, j, k) = no_slip_ghost(value, first, at(v, i, j, k, a, 2 * inward));
-              } else {
-                v(i, j, k) = first;
-              }
-            });
-      }
     }
+    // Tangential component: ghost layer just outside the wall.
+    const bool dirichlet = r.kind == BoundaryRule::Kind::TangentialDirichlet;
+    const double wall = r.value;
+    const GridGeometry g = f.geometry();
+    const Profile prof = r.profile;
+    const bool scaled = r.scaled;
+    for_each(
+        "ns::bc_tangential_ghost", r.layer_of(f.owned(), f.ghosted()),
+        KOKKOS_LAMBDA(long i, long j, long k) {
+          const double first = at(v, i, j, k, a, inward);
+          if (dirichlet) {
+            const double value = scaled ? wall * prof.factor(g, i, j, k) : wall;
+            v(i, j, k) = no_slip_ghost(value, first, at(v, i, j, k, a, 2 * inward));
+          } else {
+            v(i, j, k) = first;
+          }
+        });
   }
 }
 
-void NavierStokes::euler_combination(double a, std::array<Field, 3>& u0, double b,
-                                     std::array<Field, 3>& us, double dt, std::array<Field, 3>& out,
-                                     double force_weight) {
+void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, double b,
+                                     const std::array<Field, 3>& us, double dt,
+                                     std::array<Field, 3>& out, double force_weight) {
   auto scope = m_timers.scope("momentum");
-  const Velocity v = views(us);
+  const Velocity v = velocity_views(us);
   const int dim = m_domain.dim();
   const double nu = m_params.nu;
   const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
@@ -371,7 +345,7 @@ void NavierStokes::project(std::array<Field, 3>& u, double scale) {
                            1.0 / m_domain.spacing(2)};
   {
     auto scope = m_timers.scope("projection");
-    const Velocity v = views(u);
+    const Velocity v = velocity_views(u);
     const FieldView div = m_div.view();
     const double ih[3] = {inv_h[0], inv_h[1], inv_h[2]};
     for_each(
@@ -451,31 +425,33 @@ void NavierStokes::step(double dt, StepTape* tape) {
   m_poisson_iterations = 0;
   for (auto& f : m_forces)
     f = {0.0, 0.0, 0.0};
-  // SSP-RK3 (Shu & Osher 1988) with a projection after every stage. The weights of the three
-  // Euler steps in the final combination, 1/6, 1/6 and 2/3, also weight their forces.
+  // SSP-RK3 (kSspRk3) with a projection after every stage; the stages' weights in the final
+  // combination also weight their forces.
   prepare(m_u);
   if (tape) {
     tape->time = m_time;
     tape->dt = dt;
     keep_copy(m_domain, m_u, tape->u0);
   }
-  euler_combination(0.0, m_u, 1.0, m_u, dt, m_stage1, 1.0 / 6.0);
-  project(m_stage1, dt);
-  prepare(m_stage1);
-  if (tape)
-    keep_copy(m_domain, m_stage1, tape->stage1);
-  euler_combination(0.75, m_u, 0.25, m_stage1, dt, m_stage2, 1.0 / 6.0);
-  project(m_stage2, 0.25 * dt);
-  prepare(m_stage2);
-  if (tape)
-    keep_copy(m_domain, m_stage2, tape->stage2);
-  euler_combination(1.0 / 3.0, m_u, 2.0 / 3.0, m_stage2, dt, m_u, 2.0 / 3.0);
-  project(m_u, 2.0 / 3.0 * dt);
+  std::array<Field, 3>* stage_out[3] = {&m_stage1, &m_stage2, &m_u};
+  std::array<Field, 3>* taped[2] = {tape ? &tape->stage1 : nullptr, tape ? &tape->stage2 : nullptr};
+  const std::array<Field, 3>* previous = &m_u;
+  for (int s = 0; s < 3; ++s) {
+    const RungeKuttaStage& r = kSspRk3[s];
+    euler_combination(r.a, m_u, r.b, *previous, dt, *stage_out[s], r.force_weight);
+    project(*stage_out[s], r.b * dt);
+    if (s == 2)
+      break;
+    prepare(*stage_out[s]);
+    if (tape)
+      keep_copy(m_domain, *stage_out[s], *taped[s]);
+    previous = stage_out[s];
+  }
   {
-    // psi = (2/3) dt p for the last stage.
+    // psi = b dt p for the last stage.
     auto scope = m_timers.scope("projection");
     const FieldView p = m_p.view(), psi = m_psi.view();
-    const double scale = 1.0 / (2.0 / 3.0 * dt);
+    const double scale = 1.0 / (kSspRk3[2].b * dt);
     for_each(
         "ns::pressure", m_p.owned(),
         KOKKOS_LAMBDA(long i, long j, long k) { p(i, j, k) = scale * psi(i, j, k); });
@@ -488,7 +464,7 @@ void NavierStokes::step(double dt, StepTape* tape) {
 
 double NavierStokes::max_divergence() {
   prepare(m_u);
-  const Velocity v = views(m_u);
+  const Velocity v = velocity_views(m_u);
   const int dim = m_domain.dim();
   const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
                         1.0 / m_domain.spacing(2)};
@@ -545,7 +521,7 @@ void NavierStokes::cell_velocity(int c, Field& out) {
 
 void NavierStokes::cell_vorticity(int a, Field& out) {
   prepare(m_u);
-  const Velocity v = views(m_u);
+  const Velocity v = velocity_views(m_u);
   const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
                         1.0 / m_domain.spacing(2)};
   const FieldView o = out.view();

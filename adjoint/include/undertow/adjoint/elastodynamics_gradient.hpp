@@ -72,23 +72,8 @@ DynamicGradient dynamic_gradient(elasticity::LinearElasticity& solver,
                                  const Checkpointing& checkpointing, const Log& log,
                                  long progress_every);
 
-/// The adjoint of one Newmark step (the formulas above, without the parameter terms).
-class NewmarkAdjoint {
- public:
-  /// Uses `run`'s solver and settings, which must outlive this. Not collective.
-  explicit NewmarkAdjoint(elasticity::Newmark& run);
-  /// Takes (ubar, vbar, abar) of the state after a step of size dt [s] to those of the state
-  /// before it (owned values matter; ghosts are not used), with the step's operator (assembled
-  /// if needed). Returns the solve's iterations. Collective.
-  long step(double dt, elasticity::NodeVector& ubar, elasticity::NodeVector& vbar,
-            elasticity::NodeVector& abar);
-  /// mu of the last step(), ghosts filled.
-  const elasticity::NodeVector& multiplier() const { return m_mu; }
-
- private:
-  elasticity::Newmark& m_run;
-  elasticity::NodeVector m_mu, m_rhs, m_k_mu, m_m_mu;
-};
+// The adjoint of one Newmark step lives beside Newmark (solvers/elasticity/dynamics.hpp).
+using elasticity::NewmarkAdjoint;
 
 } // namespace adjoint
 } // namespace undertow

@@ -10,6 +10,7 @@
 #include "undertow/adjoint/objective.hpp"
 #include "undertow/adjoint/sweep.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/core/simulation.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -39,6 +40,9 @@ struct Gradient : SweepStats {
 
 /// Builds the objective of a run on the given solver (called once per forward run).
 using ObjectiveBuilder = std::function<ObjectiveSum(navier_stokes::NavierStokes&)>;
+/// Adds output callbacks (fields, diagnostics, restart files) to the Simulation of the forward
+/// sweep of a gradient on the given solver (called once per gradient()).
+using ForwardOutputs = std::function<void(Simulation&, navier_stokes::NavierStokes&)>;
 
 class GradientDriver {
  public:
@@ -54,8 +58,11 @@ class GradientDriver {
   /// (without its weight; the lift and the drag of a ratio), from the same run. Collective.
   double objective(const Control& m, const std::vector<double>& dts,
                    std::vector<double>* terms = nullptr);
-  /// J(m) and dJ/dm (forward run with tapes, then the reverse sweep). Collective.
-  Gradient gradient(const Control& m, const std::vector<double>& dts);
+  /// J(m) and dJ/dm (forward run with tapes, then the reverse sweep). With `weights`, the
+  /// objective's terms are summed with these weights instead of the case's (a ratio's
+  /// linearisation, or one term alone). Collective.
+  Gradient gradient(const Control& m, const std::vector<double>& dts,
+                    const std::vector<double>* weights = nullptr);
   const Domain& domain() const { return m_domain; }
   /// How gradient() keeps the forward states; store-all by default. Throws ConfigError for an
   /// impossible combination (Checkpointing::validate). Not collective.
@@ -64,6 +71,8 @@ class GradientDriver {
     m_checkpointing = c;
   }
   const Checkpointing& checkpointing() const { return m_checkpointing; }
+  /// Outputs of the forward sweep of every later gradient() (none by default). Not collective.
+  void set_forward_outputs(ForwardOutputs outputs) { m_outputs = std::move(outputs); }
   /// A solver for m at t = 0 with the initial field set and projected: where every run of the
   /// driver starts. Collective.
   std::unique_ptr<navier_stokes::NavierStokes> start(const Control& m);
@@ -74,6 +83,7 @@ class GradientDriver {
   const Log& m_log;
   long m_every;
   Checkpointing m_checkpointing;
+  ForwardOutputs m_outputs;
 };
 
 /// Shape gradients from dJ/dchi and dJ/dmask_k: dJ/dtheta = sum over faces of (dJ/dchi

@@ -10,8 +10,8 @@
 /// the gradient driver feeds into the adjoint of the step as seeds. New objectives implement
 /// Objective and register a factory with register_objective (docs/adjoint.md shows how).
 
-#include "undertow/adjoint/navier_stokes_adjoint.hpp"
 #include "undertow/core/config.hpp"
+#include "undertow/solvers/navier_stokes/adjoint.hpp"
 
 #include <functional>
 #include <memory>
@@ -20,6 +20,13 @@
 
 namespace undertow {
 namespace adjoint {
+
+// The Navier-Stokes adjoint step lives beside its forward step (solvers/navier_stokes/adjoint.hpp);
+// the objectives, the gradient driver and the parameters speak of its types.
+using navier_stokes::FlowGradient;
+using navier_stokes::ForceSeed;
+using navier_stokes::NavierStokesAdjoint;
+using navier_stokes::Velocity3;
 
 /// The state after step n that an objective term sees.
 struct StepState {
@@ -30,6 +37,21 @@ struct StepState {
   const Velocity3* velocity = nullptr; ///< u_{n+1}, boundary values and ghosts up to date
   const std::vector<std::array<double, 3>>* forces = nullptr; ///< F_n (NavierStokes::forces)
   const Field* psi = nullptr; ///< potential of step n's last projection (null in the reverse sweep)
+
+  /// The state a forward solver has just reached with step number `step` of size `dt`, its
+  /// prepared velocity being `prepared`. Not collective.
+  static StepState after_step(const navier_stokes::NavierStokes& ns, long step, double dt,
+                              bool last, const Velocity3& prepared) {
+    StepState s;
+    s.step = step;
+    s.time = ns.time();
+    s.dt = dt;
+    s.last = last;
+    s.velocity = &prepared;
+    s.forces = &ns.forces();
+    s.psi = &ns.potential();
+    return s;
+  }
 };
 
 /// Derivatives of one step's term: seeds for the adjoint of that step.

@@ -7,6 +7,7 @@
 /// and Brinkman design field form the groups "initial" and "design".
 
 #include "undertow/adjoint/gradient.hpp"
+#include "undertow/adjoint/verification.hpp"
 
 #include <map>
 #include <string>
@@ -61,29 +62,15 @@ Direction random_direction(const Control& m, const std::vector<ScalarParameter>&
                            const std::string& group, double amplitude, unsigned seed,
                            const Domain& d, double design_amplitude = 1e-3);
 
-struct TaylorResult {
-  std::vector<double> eps, remainder, rate; ///< rate[i] from remainder[i] and [i + 1]
-  double dJ_h = 0;                          ///< <dJ/dm, h>
-  double min_rate = 0;
-  /// The remainders fell to round-off (J(m + eps h) - J(m) - eps dJ h below ~1e-13 J): the
-  /// test then shows an objective linear in this direction, and rates are meaningless.
-  bool linear = false;
-};
-
+/// The Taylor test (verification.hpp) of the flow's J along h:
 /// |J(m + eps h) - J(m) - eps <dJ/dm, h>| for eps = eps0, eps0/2, ... (`halvings` + 1 values),
 /// and the observed rates log2(r_i / r_{i+1}), expected 2. Collective.
 TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::vector<double>& dts,
                          const Gradient& g, const Direction& h, double eps0, int halvings,
                          const std::vector<ScalarParameter>& list);
 
-/// dJ/dp by central differences D(h) = (J(p + h) - J(p - h)) / 2h at h = `step` and h/2,
-/// Richardson-extrapolated: (4 D(h/2) - D(h)) / 3, whose error is O(h^4) (plus the solver noise
-/// of J divided by h), so that h can be large enough for that noise to stay small. Collective.
-struct FiniteDifference {
-  double value = 0;   ///< the extrapolated derivative
-  double central = 0; ///< D(h/2)
-  double step = 0;    ///< h
-};
+/// dJ/dp of one scalar parameter by the extrapolated central difference of verification.hpp.
+/// Collective.
 FiniteDifference finite_difference(GradientDriver& driver, const Control& m,
                                    const std::vector<double>& dts, const ScalarParameter& p,
                                    double step);

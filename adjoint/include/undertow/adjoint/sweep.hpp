@@ -91,6 +91,13 @@ class AdjointModel {
   /// The objective's term of the state just reached by step(): step number k + 1, its dt, and
   /// whether it is the run's last step.
   virtual double objective_term(long step, double dt, bool last) = 0;
+  /// Step `step` (k + 1) of size dt has just been taken for the first time, not recomputed from a
+  /// checkpoint, and its objective term summed: where a model writes the outputs of its forward
+  /// run (fields, diagnostics). A resumed run does not take again the steps before it resumed.
+  /// The default does nothing.
+  virtual void forward_step_taken(long step, double dt, bool last) {
+    (void)step, (void)dt, (void)last;
+  }
   /// The adjoint of step k from its tape, the derivative of the objective's term of x_{k+1}
   /// included: the model's adjoint variable goes from x_{k+1}'s to x_k's. The model may keep
   /// fields of `tape` and give it others (the sweep reuses what it holds for a later tape).

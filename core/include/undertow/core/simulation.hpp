@@ -55,6 +55,9 @@ struct Clock {
   /// dt [s] of every step; 0: CFL-adaptive, TimeStepper::stable_dt(cfl) at each step.
   double fixed_dt = 0;
   double cfl = 0; ///< Courant number of the adaptive dt
+  /// The size [s] of every step, given in advance (a gradient's frozen steps): the run takes
+  /// exactly these steps; fixed_dt and cfl are then unused.
+  std::vector<double> steps;
   /// Wall-clock budget [s] of the run (0: none). When it is spent, the Simulation ends the run
   /// after the current step as if a stop signal had arrived: the signal callbacks run (they
   /// write restart files) and stopped_by() says "walltime".
@@ -82,7 +85,10 @@ struct Cadence {
 };
 
 /// Runs a TimeStepper. Construct, add callbacks, run(); the accessors tell callbacks where the
-/// run stands. Collective: every rank must build the same Simulation and call run() together.
+/// run stands. A driver that takes the steps itself (the reverse sweep of a gradient, whose
+/// checkpointing schedule orders the forward steps) calls after_step() after each step taken for
+/// the first time instead of run(). Collective: every rank must build the same Simulation and
+/// drive it together.
 class Simulation {
  public:
   using Callback = std::function<void(Simulation&)>;
@@ -106,8 +112,12 @@ class Simulation {
   /// the on_signal callbacks see them. Installs the process's handlers. Not collective.
   void watch_signals();
 
-  /// Runs the loop to its end. Collective.
+  /// Runs the loop to its end: steps, callbacks after each, the finish callbacks. Collective.
   void run();
+  /// For a driver that steps the model itself: the model has just taken a step of `dt` [s];
+  /// counts it and runs the callbacks due, then the finish callbacks if it was the last step.
+  /// Collective.
+  void after_step(double dt);
 
   /// Ends the run after the current step (e.g. at a steady state); the callbacks after this one
   /// in the current step see it as the last step. `reason` is what stopped_by() returns. Must be
@@ -142,6 +152,8 @@ class Simulation {
   };
   bool fires(Entry& e) const;
   bool time_reached() const;
+  bool steps_done() const;
+  void finish();
   /// Any rank's signal or a spent walltime, agreed on by all ranks. Collective.
   int poll_signal() const;
 
@@ -153,6 +165,7 @@ class Simulation {
   double m_dt = 0;
   bool m_last = false;
   bool m_watch_signals = false;
+  bool m_finished = false;
   int m_signal = 0;
   std::string m_stopped_by;
   std::vector<Entry> m_callbacks;

@@ -15,6 +15,16 @@
 /// u_0 = v_0 = 0, with M a_0 = g(0) f. Supports hold their components at zero (a prescribed
 /// nonzero displacement is refused).
 ///
+/// Its adjoint, NewmarkAdjoint below, takes (u', v', a')-bar, the adjoint of the state after a
+/// step, to that of the state before it:
+///
+///   A mu = a'bar + beta dt^2 u'bar + gamma dt v'bar          (homogeneous supports)
+///   u~bar = u'bar - K mu,   v~bar = v'bar - C mu
+///   ubar = u~bar,  vbar = dt u~bar + v~bar,  abar = (1/2 - beta) dt^2 u~bar + (1 - gamma) dt v~bar
+///
+/// with mu the multiplier of the step's equation M a' + C v' + K u' = g(t') f
+/// (adjoint/elastodynamics_gradient.hpp turns the multipliers into parameter gradients).
+///
 /// Units: t, dt [s]; u [m], v [m/s], a [m/s^2]; alpha [1/s], beta_R [s].
 
 #include "undertow/solvers/elasticity/elasticity.hpp"
@@ -143,6 +153,24 @@ class WorkBalance {
   double m_g_old = 0, m_energy_old = 0;
   long m_energy_steps = -1; ///< the run's step and time when m_energy_old was last evaluated
   double m_energy_time = 0;
+};
+
+/// The adjoint of one Newmark step (the formulas at the top; the parameter terms are the
+/// gradient's, adjoint/elastodynamics_gradient.hpp).
+class NewmarkAdjoint {
+ public:
+  /// Uses `run`'s solver and settings, which must outlive this. Not collective.
+  explicit NewmarkAdjoint(Newmark& run);
+  /// Takes (ubar, vbar, abar) of the state after a step of size dt [s] to those of the state
+  /// before it (owned values matter; ghosts are not used), with the step's operator (assembled
+  /// if needed). Returns the solve's iterations. Collective.
+  long step(double dt, NodeVector& ubar, NodeVector& vbar, NodeVector& abar);
+  /// mu of the last step(), ghosts filled.
+  const NodeVector& multiplier() const { return m_mu; }
+
+ private:
+  Newmark& m_run;
+  NodeVector m_mu, m_rhs, m_k_mu, m_m_mu;
 };
 
 } // namespace elasticity

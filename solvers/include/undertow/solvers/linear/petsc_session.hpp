@@ -23,6 +23,43 @@ class PetscSession {
 /// Throws Error naming `what` and PETSc's message if `code` is not 0. Not collective.
 void check_petsc(PetscErrorCode code, const char* what);
 
+/// Owns one PETSc object (a Vec, Mat, KSP, Tao, ...) and destroys it with `Destroy` when it goes,
+/// also when an exception unwinds. Move-only. Collective where Destroy is (the object's
+/// communicator), so every rank must hold its handles alike.
+template <class T, PetscErrorCode (*Destroy)(T*)>
+class PetscHandle {
+ public:
+  PetscHandle() = default;
+  ~PetscHandle() { reset(); }
+  PetscHandle(PetscHandle&& other) noexcept : m_object(other.m_object) { other.m_object = nullptr; }
+  PetscHandle& operator=(PetscHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      m_object = other.m_object;
+      other.m_object = nullptr;
+    }
+    return *this;
+  }
+  PetscHandle(const PetscHandle&) = delete;
+  PetscHandle& operator=(const PetscHandle&) = delete;
+  /// Where a XxxCreate writes the object (destroying the one held). Not collective.
+  T* out() {
+    reset();
+    return &m_object;
+  }
+  T get() const { return m_object; }
+  operator T() const { return m_object; }
+  explicit operator bool() const { return m_object != nullptr; }
+  void reset() {
+    if (m_object)
+      Destroy(&m_object);
+    m_object = nullptr;
+  }
+
+ private:
+  T m_object = nullptr;
+};
+
 /// "3.18.5" from petscversion.h. Not collective; needs no PetscInitialize.
 std::string petsc_version();
 

@@ -27,6 +27,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace undertow {
 namespace navier_stokes {
@@ -92,6 +93,43 @@ inline IndexSpace layer(IndexSpace space, int axis, long at) {
   space.end[axis] = at + 1;
   return space;
 }
+
+/// One thing a boundary sets, on this rank's part of one face: the one table of boundary
+/// conditions that NavierStokes::prepare applies in order and NavierStokesAdjoint::prepare_adjoint
+/// transposes in reverse order.
+struct BoundaryRule {
+  enum class Kind {
+    NormalFace,            ///< the normal velocity on the face: value * profile (wall: 0)
+    NormalGhost,           ///< the normal component beyond the face: zero gradient
+    TangentialDirichlet,   ///< a tangential ghost of a wall or inflow: no-slip at value (* profile)
+    TangentialZeroGradient ///< a tangential ghost of a slip or outflow face: the first value inside
+  } kind;
+  int axis;      ///< the face's normal
+  int side;      ///< 0: lower, 1: upper
+  int component; ///< the velocity component set
+  long inward;   ///< +1 at the lower side, -1 at the upper
+  double value;  ///< the prescribed velocity [m/s] (times the profile where `scaled`)
+  bool scaled;   ///< an inflow face: the value follows its profile
+  Profile profile;
+
+  /// The layer of local indices of the component's field (owned space `own`) it sets.
+  IndexSpace layer_of(const IndexSpace& own, const IndexSpace& ghosted) const {
+    const long face = side == 0 ? own.begin[axis] : own.end[axis] - 1;
+    switch (kind) {
+    case Kind::NormalFace:
+      return layer(ghosted, axis, face);
+    case Kind::NormalGhost:
+      return layer(ghosted, axis, face - inward);
+    default:
+      return layer(ghosted, axis, side == 0 ? own.begin[axis] - 1 : own.end[axis]);
+    }
+  }
+};
+
+/// The rules of the faces this rank touches, in the order prepare() applies them: the
+/// prescribed normal velocities (before the halo exchange) if `faces`, else the ghosts beyond
+/// the boundary (after it). Not collective.
+std::vector<BoundaryRule> boundary_rules(const Domain& d, const BoundarySet& b, bool faces);
 
 } // namespace navier_stokes
 } // namespace undertow

@@ -15,6 +15,8 @@
 
 #include "undertow/core/field.hpp"
 
+#include <array>
+
 namespace undertow {
 namespace navier_stokes {
 
@@ -22,6 +24,14 @@ namespace navier_stokes {
 struct Velocity {
   FieldView u[3];
 };
+
+/// The views of a velocity triple (sharing its storage). Not collective.
+inline Velocity velocity_views(const std::array<Field, 3>& u) {
+  Velocity v;
+  for (int c = 0; c < 3; ++c)
+    v.u[c] = u[c].view();
+  return v;
+}
 
 /// Value of `f` at (i, j, k) moved by `s` cells along `axis`.
 KOKKOS_INLINE_FUNCTION double at(const FieldView& f, long i, long j, long k, int axis, long s) {

@@ -38,6 +38,18 @@ struct StepTape {
   std::vector<std::array<double, 3>> forces;
 };
 
+/// One stage of SSP-RK3 (Shu & Osher 1988) as the step takes it, and its adjoint transposes it:
+/// stage s is the projection of a u_n + b E(w), E the (penalised) explicit Euler step and w the
+/// previous stage (u_n for the first); its projection potential is scaled by b dt, and the forces
+/// of its Euler step enter the step's forces with `force_weight`, the stage's weight in the final
+/// combination.
+struct RungeKuttaStage {
+  double a, b, force_weight;
+};
+/// The three stages, the one table of the forward step (solver.cpp) and its adjoint (adjoint.cpp).
+constexpr RungeKuttaStage kSspRk3[3] = {
+    {0.0, 1.0, 1.0 / 6.0}, {0.75, 0.25, 1.0 / 6.0}, {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0}};
+
 struct NavierStokesParams {
   double nu = 1e-2;                          ///< kinematic viscosity [m^2/s]
   std::array<double, 3> body_force{0, 0, 0}; ///< uniform body force per unit mass [m/s^2]
@@ -79,8 +91,9 @@ class NavierStokes {
   /// it exerts is added to forces(). `us` must be prepared. With a = 0, b = 1 and
   /// force_weight = 0, `out` gets the penalised Euler step alone (no force sums, no
   /// communication; what the adjoint recomputes). Collective.
-  void euler_combination(double a, std::array<Field, 3>& u0, double b, std::array<Field, 3>& us,
-                         double dt, std::array<Field, 3>& out, double force_weight);
+  void euler_combination(double a, const std::array<Field, 3>& u0, double b,
+                         const std::array<Field, 3>& us, double dt, std::array<Field, 3>& out,
+                         double force_weight);
   /// Projects `u` onto divergence-free fields; returns the potential psi = scale * p in m_psi,
   /// scale being the stage's weight times dt (0 when unknown: no rescaled initial guess).
   /// Collective.
@@ -152,10 +165,10 @@ class NavierStokes {
   const NavierStokesParams& params() const { return m_params; }
 
  private:
-  Velocity views(const std::array<Field, 3>& u) const;
-
   const Domain& m_domain;
   NavierStokesParams m_params;
+  /// What prepare() sets: normal faces before the halo exchange, ghosts after it.
+  std::vector<BoundaryRule> m_face_rules, m_ghost_rules;
   std::array<Field, 3> m_u, m_stage1, m_stage2;
   Field m_p, m_psi, m_div;
   double m_psi_scale = 0.0; ///< scale of the psi in m_psi (see project)

@@ -1,16 +1,9 @@
-#include "undertow/adjoint/navier_stokes_adjoint.hpp"
+#include "undertow/solvers/navier_stokes/adjoint.hpp"
 
-#include "undertow/adjoint/transposes.hpp"
+#include "undertow/solvers/navier_stokes/transposes.hpp"
 
 namespace undertow {
-namespace adjoint {
-
-using navier_stokes::at;
-using navier_stokes::BoundaryKind;
-using navier_stokes::FaceBoundary;
-using navier_stokes::layer;
-using navier_stokes::Profile;
-using navier_stokes::profile_of;
+namespace navier_stokes {
 
 void zero(Velocity3& lambda, int dim) {
   for (int c = 0; c < dim; ++c)
@@ -18,13 +11,6 @@ void zero(Velocity3& lambda, int dim) {
 }
 
 namespace {
-
-Velocity views(const Velocity3& u) {
-  Velocity v;
-  for (int c = 0; c < 3; ++c)
-    v.u[c] = u[c].view();
-  return v;
-}
 
 struct InverseSpacing {
   double ih[3];
@@ -91,8 +77,10 @@ double viscous_derivative(const Velocity& v, const FieldView& le, int c, int dim
 
 } // namespace
 
-NavierStokesAdjoint::NavierStokesAdjoint(navier_stokes::NavierStokes& forward)
-    : m_ns(forward), m_domain(forward.domain()) {
+NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
+    : m_ns(forward), m_domain(forward.domain()),
+      m_face_rules(boundary_rules(m_domain, forward.params().boundaries, true)),
+      m_ghost_rules(boundary_rules(m_domain, forward.params().boundaries, false)) {
   m_euler = forward.make_velocity("adj::euler");
   m_lambda_e = forward.make_velocity("adj::lambda_euler");
   m_stage1 = forward.make_velocity("adj::stage1");
@@ -182,76 +170,57 @@ FlowGradient NavierStokesAdjoint::gradient() const {
 void NavierStokesAdjoint::prepare_adjoint(Velocity3& lambda) {
   auto scope = m_timers.scope("boundary+halo adjoint");
   const int dim = m_domain.dim();
-  const auto& faces = m_ns.params().boundaries;
   // 3. Ghosts beyond the physical boundaries, in the reverse of the forward order.
-  for (int a = dim - 1; a >= 0; --a) {
-    if (m_domain.periodic(a))
+  for (auto r = m_ghost_rules.rbegin(); r != m_ghost_rules.rend(); ++r) {
+    Field& f = lambda[r->component];
+    const FieldView l = f.view();
+    const int a = r->axis;
+    const long inward = r->inward;
+    if (r->kind == BoundaryRule::Kind::NormalGhost) {
+      // ghost = inner (zero gradient): the ghost's adjoint moves to the inner face.
+      for_each(
+          "adj::bc_normal_ghost", r->layer_of(f.owned(), f.ghosted()),
+          KOKKOS_LAMBDA(long i, long j, long k) {
+            add_at(l, i, j, k, a, inward, l(i, j, k));
+            l(i, j, k) = 0.0;
+          });
       continue;
-    for (int side = 1; side >= 0; --side) {
-      if (!m_domain.touches_boundary(a, side))
-        continue;
-      const FaceBoundary& b = faces.face[2 * a + side];
-      const long inward = side == 0 ? 1 : -1;
-      for (int c = dim - 1; c >= 0; --c) {
-        const FieldView l = lambda[c].view();
-        const IndexSpace& own = lambda[c].owned();
-        if (c == a) {
-          // ghost = inner (zero gradient): the ghost's adjoint moves to the inner face.
-          const long ghost = (side == 0 ? own.begin[a] : own.end[a] - 1) - inward;
-          for_each(
-              "adj::bc_normal_ghost", layer(lambda[c].ghosted(), a, ghost),
-              KOKKOS_LAMBDA(long i, long j, long k) {
-                add_at(l, i, j, k, a, inward, l(i, j, k));
-                l(i, j, k) = 0.0;
-              });
-          continue;
-        }
-        const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
-        const bool dirichlet = b.kind == BoundaryKind::Wall || b.kind == BoundaryKind::Inflow;
-        const GridGeometry g = lambda[c].geometry();
-        const Profile prof = profile_of(m_domain, b, a);
-        const bool scaled = b.kind == BoundaryKind::Inflow;
-        // ghost = (8 value - 6 first + second) / 3 (no-slip) or first (zero gradient).
-        m_local.boundary_velocity[2 * a + side][c] += local_sum(
-            "adj::bc_tangential_ghost", layer(lambda[c].ghosted(), a, ghost),
-            KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
-              const double w = l(i, j, k);
-              l(i, j, k) = 0.0;
-              if (dirichlet) {
-                add_at(l, i, j, k, a, inward, -2.0 * w);
-                add_at(l, i, j, k, a, 2 * inward, w / 3.0);
-                dvalue += 8.0 / 3.0 * w * (scaled ? prof.factor(g, i, j, k) : 1.0);
-              } else {
-                add_at(l, i, j, k, a, inward, w);
-              }
-            });
-      }
     }
+    const bool dirichlet = r->kind == BoundaryRule::Kind::TangentialDirichlet;
+    const GridGeometry g = f.geometry();
+    const Profile prof = r->profile;
+    const bool scaled = r->scaled;
+    // ghost = (8 value - 6 first + second) / 3 (no-slip) or first (zero gradient).
+    m_local.boundary_velocity[2 * a + r->side][r->component] += local_sum(
+        "adj::bc_tangential_ghost", r->layer_of(f.owned(), f.ghosted()),
+        KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
+          const double w = l(i, j, k);
+          l(i, j, k) = 0.0;
+          if (dirichlet) {
+            add_at(l, i, j, k, a, inward, -2.0 * w);
+            add_at(l, i, j, k, a, 2 * inward, w / 3.0);
+            dvalue += 8.0 / 3.0 * w * (scaled ? prof.factor(g, i, j, k) : 1.0);
+          } else {
+            add_at(l, i, j, k, a, inward, w);
+          }
+        });
   }
   // 2. Halo exchange: its transpose adds the ghosts into their owners.
   for (int c = dim - 1; c >= 0; --c)
     m_ns.velocity_halo(c).scatter_add(lambda[c]);
   // 1. Prescribed normal velocity: value * profile, independent of the velocity before.
-  for (int a = dim - 1; a >= 0; --a) {
-    if (m_domain.periodic(a))
-      continue;
-    for (int side = 1; side >= 0; --side) {
-      if (!m_domain.touches_boundary(a, side) || !faces.fixes_normal_velocity(a, side))
-        continue;
-      const FaceBoundary& b = faces.face[2 * a + side];
-      const IndexSpace& own = lambda[a].owned();
-      const long at_face = side == 0 ? own.begin[a] : own.end[a] - 1;
-      const FieldView l = lambda[a].view();
-      const GridGeometry g = lambda[a].geometry();
-      const Profile prof = profile_of(m_domain, b, a);
-      const double inflow = b.kind == BoundaryKind::Inflow ? 1.0 : 0.0;
-      m_local.boundary_velocity[2 * a + side][a] += local_sum(
-          "adj::bc_normal_face", layer(lambda[a].ghosted(), a, at_face),
-          KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
-            dvalue += inflow * l(i, j, k) * prof.factor(g, i, j, k);
-            l(i, j, k) = 0.0;
-          });
-    }
+  for (auto r = m_face_rules.rbegin(); r != m_face_rules.rend(); ++r) {
+    Field& f = lambda[r->component];
+    const FieldView l = f.view();
+    const GridGeometry g = f.geometry();
+    const Profile prof = r->profile;
+    const double inflow = r->scaled ? 1.0 : 0.0;
+    m_local.boundary_velocity[2 * r->axis + r->side][r->axis] += local_sum(
+        "adj::bc_normal_face", r->layer_of(f.owned(), f.ghosted()),
+        KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
+          dvalue += inflow * l(i, j, k) * prof.factor(g, i, j, k);
+          l(i, j, k) = 0.0;
+        });
   }
 }
 
@@ -265,7 +234,7 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   const auto& params = m_ns.params();
   const double nu = params.nu;
   const InverseSpacing sp = inverse_spacing(m_domain);
-  const Velocity v = views(us);
+  const Velocity v = velocity_views(us);
   const bool penalised = m_ns.penalised();
   const double eta = params.obstacles.eta;
   double volume = 1.0;
@@ -274,7 +243,7 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   // The penalised Euler step u_p, recomputed at the tape's state, for the derivatives with
   // respect to chi and the masks.
   if (penalised)
-    m_ns.euler_combination(0.0, m_euler, 1.0, const_cast<Velocity3&>(us), dt, m_euler, 0.0);
+    m_ns.euler_combination(0.0, m_euler, 1.0, us, dt, m_euler, 0.0);
   double dnu = 0;
   for (int c = 0; c < dim; ++c) {
     const IndexSpace& free = m_ns.free_faces(c);
@@ -347,8 +316,8 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   // dt R(us) transposed, gathered into each component of lambda_us (it reads lambda_e of every
   // component, so it comes after all of them).
   for (int t = 0; t < dim; ++t) {
-    const MomentumTranspose mt{
-        v, views(m_lambda_e), lambda_us[t].view(), dt, nu, {sp.ih[0], sp.ih[1], sp.ih[2]}};
+    const MomentumTranspose mt{v,  velocity_views(m_lambda_e),    lambda_us[t].view(), dt,
+                               nu, {sp.ih[0], sp.ih[1], sp.ih[2]}};
     const IndexSpace& all = lambda_us[t].ghosted();
     if (dim == 2)
       (t == 0 ? momentum_transpose<0, 2> : momentum_transpose<1, 2>)(mt, all);
@@ -385,7 +354,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
         continue;
       for (int side = 1; side >= 0; --side) {
         if (!m_domain.touches_boundary(a, side) ||
-            !navier_stokes::is_outflow(m_ns.params().boundaries.face[2 * a + side].kind))
+            !is_outflow(m_ns.params().boundaries.face[2 * a + side].kind))
           continue;
         const IndexSpace& own = m_lambda_psi.owned();
         const long inward = side == 0 ? 1 : -1;
@@ -432,7 +401,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
   auto scope = m_timers.scope("projection adjoint");
   // div = D u over the owned cells.
   const FieldView mu = mu_stage.view();
-  const Velocity lam = views(lambda);
+  const Velocity lam = velocity_views(lambda);
   const double ih[3] = {sp.ih[0], sp.ih[1], sp.ih[2]};
   for_each(
       "adj::divergence", mu_stage.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
@@ -441,7 +410,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
   prepare_adjoint(lambda);
 }
 
-void NavierStokesAdjoint::step_adjoint(const navier_stokes::StepTape& tape, Velocity3& lambda,
+void NavierStokesAdjoint::step_adjoint(const StepTape& tape, Velocity3& lambda,
                                        const ForceSeed& force_seed, const Field* psi_seed) {
   const int dim = m_domain.dim();
   const double dt = tape.dt;
@@ -449,23 +418,24 @@ void NavierStokesAdjoint::step_adjoint(const navier_stokes::StepTape& tape, Velo
   project_adjoint(lambda, 3, psi_seed);
   zero(m_start, dim);
   zero(m_stage2, dim);
-  euler_combination_adjoint(1.0 / 3.0, 2.0 / 3.0, tape.stage2, dt, 2.0 / 3.0, force_seed, lambda,
+  const RungeKuttaStage &r1 = kSspRk3[0], &r2 = kSspRk3[1], &r3 = kSspRk3[2];
+  euler_combination_adjoint(r3.a, r3.b, tape.stage2, dt, r3.force_weight, force_seed, lambda,
                             m_start, m_stage2);
   prepare_adjoint(m_stage2);
   // Stage 2: s2 = P(3/4 u_n + 1/4 E(s1)).
   project_adjoint(m_stage2, 2);
   zero(m_stage1, dim);
-  euler_combination_adjoint(0.75, 0.25, tape.stage1, dt, 1.0 / 6.0, force_seed, m_stage2, m_start,
-                            m_stage1);
+  euler_combination_adjoint(r2.a, r2.b, tape.stage1, dt, r2.force_weight, force_seed, m_stage2,
+                            m_start, m_stage1);
   prepare_adjoint(m_stage1);
   // Stage 1: s1 = P(E(u_n)).
   project_adjoint(m_stage1, 1);
-  euler_combination_adjoint(0.0, 1.0, tape.u0, dt, 1.0 / 6.0, force_seed, m_stage1, m_start,
+  euler_combination_adjoint(r1.a, r1.b, tape.u0, dt, r1.force_weight, force_seed, m_stage1, m_start,
                             m_start);
   prepare_adjoint(m_start);
   for (int c = 0; c < dim; ++c)
     copy(m_start[c], lambda[c]);
 }
 
-} // namespace adjoint
+} // namespace navier_stokes
 } // namespace undertow

@@ -12,9 +12,7 @@
 #include <type_traits>
 
 namespace undertow {
-namespace adjoint {
-
-using navier_stokes::Velocity;
+namespace navier_stokes {
 
 /// True where kernels run concurrently (threads, GPUs): scatter adds must then be atomic. The
 /// Serial backend runs one iteration at a time, and a plain add gives the same sums without the
@@ -47,7 +45,7 @@ KOKKOS_INLINE_FUNCTION void add_at2(const FieldView& f, long i, long j, long k, 
               value);
 }
 
-/// Transpose of navier_stokes::advection_term linearised at `v`: adds w times the derivative of
+/// Transpose of advection_term linearised at `v`: adds w times the derivative of
 /// d(u_d u_c)/dx_d at face (i, j, k) with respect to each velocity value it reads into `lam`.
 ///   c = d:  T = (A^2 - B^2)/h, A = (u(x) + u(x+e_c))/2, B = (u(x-e_c) + u(x))/2
 ///   c != d: T = (U V - L M)/h, U, L: u_c averaged across the upper and lower edge, V, M: u_d
@@ -55,8 +53,6 @@ KOKKOS_INLINE_FUNCTION void add_at2(const FieldView& f, long i, long j, long k, 
 KOKKOS_INLINE_FUNCTION void advection_term_transpose(const Velocity& v, const Velocity& lam, int c,
                                                      int d, double inv_h, double w, long i, long j,
                                                      long k) {
-  using navier_stokes::at;
-  using navier_stokes::at2;
   const FieldView& uc = v.u[c];
   const FieldView& lc = lam.u[c];
   const double s = w * inv_h;
@@ -83,7 +79,7 @@ KOKKOS_INLINE_FUNCTION void advection_term_transpose(const Velocity& v, const Ve
   add_at(ld, i, j, k, c, -1, -0.5 * s * L);
 }
 
-/// Transpose of navier_stokes::diffusion_term: the symmetric 3-point stencil along d.
+/// Transpose of diffusion_term: the symmetric 3-point stencil along d.
 KOKKOS_INLINE_FUNCTION void diffusion_term_transpose(const FieldView& lc, int d, double inv_h2,
                                                      double w, long i, long j, long k) {
   add_at(lc, i, j, k, d, 1, w * inv_h2);
@@ -91,7 +87,7 @@ KOKKOS_INLINE_FUNCTION void diffusion_term_transpose(const FieldView& lc, int d,
   add_at(lc, i, j, k, d, -1, w * inv_h2);
 }
 
-/// Transpose of navier_stokes::momentum_tendency (pressure excluded) linearised at `v`, with
+/// Transpose of momentum_tendency (pressure excluded) linearised at `v`, with
 /// adjoint weight w at face (i, j, k) of component c.
 KOKKOS_INLINE_FUNCTION void momentum_tendency_transpose(const Velocity& v, const Velocity& lam,
                                                         int c, int dim, const double inv_h[3],
@@ -174,7 +170,7 @@ KOKKOS_INLINE_FUNCTION double laplacian(const Velocity& v, int c, int dim, const
                                         long i, long j, long k) {
   double r = 0;
   for (int d = 0; d < dim; ++d)
-    r += navier_stokes::diffusion_term(v.u[c], d, inv_h[d] * inv_h[d], i, j, k);
+    r += diffusion_term(v.u[c], d, inv_h[d] * inv_h[d], i, j, k);
   return r;
 }
 
@@ -188,14 +184,14 @@ KOKKOS_INLINE_FUNCTION void divergence_transpose(const Velocity& lam, int dim,
   }
 }
 
-/// Transpose of navier_stokes::face_gradient along c: w times d(grad p)/dp at face (i, j, k).
+/// Transpose of face_gradient along c: w times d(grad p)/dp at face (i, j, k).
 KOKKOS_INLINE_FUNCTION void face_gradient_transpose(const FieldView& lp, int c, double inv_h,
                                                     double w, long i, long j, long k) {
   add_at(lp, i, j, k, c, 0, w * inv_h);
   add_at(lp, i, j, k, c, -1, -w * inv_h);
 }
 
-/// Transpose of navier_stokes::edge_vorticity (component a at the lower corner of (i, j, k)).
+/// Transpose of edge_vorticity (component a at the lower corner of (i, j, k)).
 KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a,
                                                      const double inv_h[3], double w, long i,
                                                      long j, long k) {
@@ -206,12 +202,12 @@ KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a,
   add_at(lam.u[b], i, j, k, c, -1, w * inv_h[c]);
 }
 
-/// Transpose of navier_stokes::design_on_face: w / 2 to each of the face's two cells.
+/// Transpose of design_on_face: w / 2 to each of the face's two cells.
 KOKKOS_INLINE_FUNCTION void design_on_face_transpose(const FieldView& lrho, int c, double w, long i,
                                                      long j, long k) {
   add_at(lrho, i, j, k, c, 0, 0.5 * w);
   add_at(lrho, i, j, k, c, -1, 0.5 * w);
 }
 
-} // namespace adjoint
+} // namespace navier_stokes
 } // namespace undertow

@@ -18,7 +18,7 @@
 #include <vector>
 
 namespace undertow {
-namespace adjoint {
+namespace navier_stokes {
 
 using Velocity3 = std::array<Field, 3>;
 
@@ -39,7 +39,7 @@ class NavierStokesAdjoint {
   /// Uses the forward solver's grid, boundary conditions, obstacles, halo plans and pressure
   /// solver (the operator is symmetric, so the same solver does the transposed solves). Not
   /// collective.
-  explicit NavierStokesAdjoint(navier_stokes::NavierStokes& forward);
+  explicit NavierStokesAdjoint(NavierStokes& forward);
 
   /// lambda := (d prepare / du)^T lambda: transposes of the ghost boundary conditions (in reverse
   /// order), of the halo fill (scatter_add) and of the prescribed boundary faces; the derivatives
@@ -64,8 +64,8 @@ class NavierStokesAdjoint {
 
   /// lambda_{n+1} -> lambda_n for the step the tape recorded; force_seed: dJ/dF of that step's
   /// forces; psi_seed: dJ/dpsi of its last projection (p = psi / (2/3 dt)). Collective.
-  void step_adjoint(const navier_stokes::StepTape& tape, Velocity3& lambda,
-                    const ForceSeed& force_seed, const Field* psi_seed = nullptr);
+  void step_adjoint(const StepTape& tape, Velocity3& lambda, const ForceSeed& force_seed,
+                    const Field* psi_seed = nullptr);
 
   /// The parameter gradient accumulated so far, summed over ranks. Collective.
   FlowGradient gradient() const;
@@ -89,8 +89,10 @@ class NavierStokesAdjoint {
   Timers& timers() { return m_timers; }
 
  private:
-  navier_stokes::NavierStokes& m_ns;
+  NavierStokes& m_ns;
   const Domain& m_domain;
+  /// The forward step's boundary rules, transposed in reverse order by prepare_adjoint().
+  std::vector<BoundaryRule> m_face_rules, m_ghost_rules;
   FlowGradient m_local; ///< this rank's part
   Velocity3 m_chi_gradient;
   std::vector<Velocity3> m_mask_force_gradient;
@@ -109,5 +111,5 @@ class NavierStokesAdjoint {
 /// lambda := 0 on every local value. Not collective.
 void zero(Velocity3& lambda, int dim);
 
-} // namespace adjoint
+} // namespace navier_stokes
 } // namespace undertow

@@ -1,0 +1,107 @@
+#include "undertow/solvers/navier_stokes/flow_keys.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace navier_stokes {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+}
+
+void declare_flow_keys(ConfigSchema& s) {
+  s.add("fluid.nu", ValueType::Real, "0.01", "kinematic viscosity [m^2/s]").above(0);
+  s.add("fluid.body_force", ValueType::RealList, "0 0 0",
+        "uniform body force per unit mass, one entry per axis [m/s^2]")
+      .items(2, 3);
+  BoundarySet::declare_keys(s);
+  ObstacleSet::declare_keys(s);
+  s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
+      .one_of({"rest", "taylor_green", "abc", "poiseuille"});
+  s.add("initial.amplitude", ValueType::Real, "1",
+        "velocity scale of the initial field (peak velocity for poiseuille) [m/s]");
+  s.add("pressure.rtol", ValueType::Real, "1e-10",
+        "relative residual reduction of the pressure Poisson solve")
+      .range(1e-15, 0.1);
+  s.add("pressure.max_iterations", ValueType::Integer, "1000",
+        "iteration limit of the pressure Poisson solve")
+      .at_least(1);
+  s.add("pressure.preconditioner", ValueType::Choice, "auto",
+        "preconditioner of the pressure CG: multigrid (our geometric multigrid), hypre "
+        "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre)")
+      .one_of({"auto", "multigrid", "hypre", "gamg"});
+  s.add("pressure.petsc_options", ValueType::String, "",
+        "PETSc options for the pressure solver, without prefix (e.g. '-pc_type hypre')");
+}
+
+NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
+  NavierStokesParams params;
+  params.nu = cfg.get_real("fluid.nu");
+  const auto force = cfg.get_real_list("fluid.body_force");
+  for (int a = 0; a < domain.dim() && a < static_cast<int>(force.size()); ++a)
+    params.body_force[a] = force[a];
+  params.boundaries = BoundarySet::from_config(cfg, domain.spec());
+  params.obstacles = ObstacleSet::from_config(cfg, domain.dim());
+  params.pressure.rtol = cfg.get_real("pressure.rtol");
+  params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
+  params.pressure.options = cfg.get_string("pressure.petsc_options");
+  {
+    using P = linear::PressurePreconditioner;
+    const std::string pc = cfg.get_string("pressure.preconditioner");
+    params.pressure.preconditioner = pc == "multigrid" ? P::Multigrid
+                                     : pc == "hypre"   ? P::Hypre
+                                     : pc == "gamg"    ? P::Gamg
+                                                       : P::Auto;
+  }
+  return params;
+}
+
+VelocityFunction initial_field(const std::string& type, double amplitude, const Domain& d,
+                               double nu, bool& exact) {
+  const double k[3] = {2 * kPi / d.spec().length[0], 2 * kPi / d.spec().length[1],
+                       2 * kPi / d.spec().length[2]};
+  const double o[3] = {d.spec().origin[0], d.spec().origin[1], d.spec().origin[2]};
+  exact = false;
+  if (type == "taylor_green") {
+    exact = d.dim() == 2; // the 3D Taylor-Green vortex has no closed-form solution
+    const bool three = d.dim() == 3;
+    return [=](int c, double x, double y, double z, double t) {
+      const double X = k[0] * (x - o[0]), Y = k[1] * (y - o[1]), Z = k[2] * (z - o[2]);
+      const double decay = three ? 1.0 : std::exp(-nu * (k[0] * k[0] + k[1] * k[1]) * t);
+      const double cz = three ? std::cos(Z) : 1.0;
+      if (c == 0)
+        return amplitude * std::sin(X) * std::cos(Y) * cz * decay;
+      if (c == 1)
+        return -amplitude * k[0] / k[1] * std::cos(X) * std::sin(Y) * cz * decay;
+      return 0.0;
+    };
+  }
+  if (type == "abc") {
+    if (d.dim() != 3 || k[0] != k[1] || k[1] != k[2])
+      throw ConfigError("initial.type = abc needs a 3D cube (domain.dim = 3, equal lengths)");
+    exact = true;
+    return [=](int c, double x, double y, double z, double t) {
+      const double X = k[0] * (x - o[0]), Y = k[0] * (y - o[1]), Z = k[0] * (z - o[2]);
+      const double decay = std::exp(-nu * k[0] * k[0] * t);
+      const double v[3] = {std::sin(Z) + 0.4 * std::cos(Y), 0.7 * std::sin(X) + std::cos(Z),
+                           0.4 * std::sin(Y) + 0.7 * std::cos(X)};
+      return amplitude * v[c] * decay;
+    };
+  }
+  if (type == "poiseuille") {
+    exact = true; // steady when driven consistently (body force 8 nu U / H^2, or inflow)
+    const double H = d.spec().length[1];
+    return [=](int c, double, double y, double, double) {
+      const double s = (y - o[1]) / H;
+      return c == 0 ? 4.0 * amplitude * s * (1.0 - s) : 0.0;
+    };
+  }
+  return [](int, double, double, double, double) {
+    return 0.0;
+  };
+}
+
+} // namespace navier_stokes
+} // namespace undertow
