@@ -145,17 +145,13 @@ class NavierStokes {
   /// The faces of component c that the momentum equation updates (owned, minus faces whose
   /// normal velocity a boundary prescribes), in local indices.
   const IndexSpace& free_faces(int c) const { return m_free[c]; }
-  HaloPlan& velocity_halo(int c) { return *m_velocity_halo[c]; }
   HaloPlan& cell_halo() { return *m_cell_halo; }
-  linear::PressurePoisson& poisson() { return m_poisson; }
   /// The penalty mask chi = 1 - (1 - design) prod_k (1 - mask_k) on the faces of component c
   /// (owned and halo faces); empty without obstacles and design field.
   const Field& total_mask(int c) const { return m_total_mask[c]; }
   /// The design field on the owned faces of component c (mean of the two cells); empty without.
   const Field& design_face(int c) const { return m_design_face[c]; }
   std::size_t obstacle_count() const { return m_masks.size(); }
-  /// True if the flow is penalised anywhere: obstacles or a design field.
-  bool penalised() const { return m_penalised_flow; }
   /// The potential psi of the last projection (owned cells and ghosts).
   const Field& potential() const { return m_psi; }
   /// A new zeroed velocity-shaped triple (component c on faces normal to c, ghost width 1).
@@ -165,6 +161,14 @@ class NavierStokes {
   const NavierStokesParams& params() const { return m_params; }
 
  private:
+  // The adjoint step transposes the forward step's pieces with its own halo plans, pressure
+  // solver and penalisation: internals no other code needs.
+  friend class NavierStokesAdjoint;
+  HaloPlan& velocity_halo(int c) { return *m_velocity_halo[c]; }
+  linear::PressurePoisson& poisson() { return m_poisson; }
+  /// True if the flow is penalised anywhere: obstacles or a design field.
+  bool penalised() const { return m_penalised_flow; }
+
   const Domain& m_domain;
   NavierStokesParams m_params;
   /// What prepare() sets: normal faces before the halo exchange, ghosts after it.
