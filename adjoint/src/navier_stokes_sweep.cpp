@@ -189,10 +189,10 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
   // The forward sweep's outputs: a Simulation that the sweep drives (the schedule orders the
   // steps), told of every step taken for the first time.
   SteppedModel<NavierStokes> stepper(*ns);
-  Clock clock;
-  clock.steps = dts;
   std::unique_ptr<Simulation> outputs;
   if (m_outputs && !dts.empty()) {
+    Clock clock;
+    clock.steps = dts;
     outputs = std::make_unique<Simulation>(m_domain.comm(), stepper, clock);
     m_outputs(*outputs, *ns);
     model.set_outputs(outputs.get());

@@ -388,24 +388,7 @@ void ShapeOptimiser::iteration_done(const std::vector<double>& x, double gradien
   m_monitor(r);
 }
 
-namespace {
-
-using VecHandle = linear::PetscHandle<Vec, VecDestroy>;
-using MatHandle = linear::PetscHandle<Mat, MatDestroy>;
-using TaoHandle = linear::PetscHandle<Tao, TaoDestroy>;
-
-/// A sequential vector holding `values`. Throws Error if PETSc fails. Not collective.
-VecHandle make_vector(const std::vector<double>& values) {
-  VecHandle v;
-  linear::check_petsc(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(values.size()), v.out()),
-                      "VecCreateSeq");
-  from_vector(values, v);
-  return v;
-}
-
-/// Every option of `options` ("-name value ..."), which must carry TAO's prefix -optimize_ so
-/// that no other solver sees them. Throws ConfigError naming one that does not.
-std::vector<std::string> option_names(const std::string& options) {
+std::vector<std::string> tao_option_names(const std::string& options) {
   std::vector<std::string> names;
   std::istringstream words(options);
   std::string word;
@@ -422,11 +405,26 @@ std::vector<std::string> option_names(const std::string& options) {
   return names;
 }
 
+namespace {
+
+using VecHandle = linear::PetscHandle<Vec, VecDestroy>;
+using MatHandle = linear::PetscHandle<Mat, MatDestroy>;
+using TaoHandle = linear::PetscHandle<Tao, TaoDestroy>;
+
+/// A sequential vector holding `values`. Throws Error if PETSc fails. Not collective.
+VecHandle make_vector(const std::vector<double>& values) {
+  VecHandle v;
+  linear::check_petsc(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(values.size()), v.out()),
+                      "VecCreateSeq");
+  from_vector(values, v);
+  return v;
+}
+
 /// Puts optimize.petsc_options into PETSc's options database for one solve and takes them out
 /// again after it, so that they reach no later solver.
 class ScopedOptions {
  public:
-  explicit ScopedOptions(const std::string& options) : m_names(option_names(options)) {
+  explicit ScopedOptions(const std::string& options) : m_names(tao_option_names(options)) {
     if (!options.empty())
       linear::check_petsc(PetscOptionsInsertString(nullptr, options.c_str()),
                           "PetscOptionsInsertString (optimize.petsc_options)");

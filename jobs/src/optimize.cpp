@@ -238,7 +238,8 @@ std::unique_ptr<adjoint::ShapeDesign> design_from(const Config& cfg, const Contr
                                          cfg.get_real("design.coefficient_bound"));
 }
 
-/// The optimiser's settings of [design] and [optimize]. Throws ConfigError. Not collective.
+/// The optimiser's settings of [design] and [optimize] (the flow constraints come from the
+/// reduced objective). Throws ConfigError. Not collective.
 adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::ShapeDesign& design,
                                          const OptimizeOptions& opt) {
   const bool cst = cfg.get_string("design.parameterisation") == "cst_airfoil";
@@ -256,6 +257,7 @@ adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::Shape
   settings.max_iterations = cfg.get_int("optimize.max_iterations");
   settings.gradient_tolerance = cfg.get_real("optimize.gradient_tolerance");
   settings.petsc_options = cfg.get_string("optimize.petsc_options");
+  adjoint::tao_option_names(settings.petsc_options); // a bad option now, not after the flow runs
   settings.stop_after_evaluations = opt.stop_after_evaluations;
   settings.fail_evaluation = opt.fail_evaluation;
   const std::string goal = cfg.get_string("optimize.objective");
@@ -264,8 +266,6 @@ adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::Shape
     throw ConfigError("optimize.objective = " + goal +
                       " needs objective.terms = lift drag (in that order; objective.weights are "
                       "then not used)");
-  if (goal == "drag_at_lift")
-    settings.flow_constraints = {"lift_deviation"};
   return settings;
 }
 
@@ -273,7 +273,7 @@ adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::Shape
 std::string describe(const Config& cfg, const adjoint::ShapeDesign& design,
                      const adjoint::OptimiserSettings& settings) {
   const std::string area_mode = cfg.get_string("optimize.area");
-  const bool at_lift = !settings.flow_constraints.empty();
+  const bool at_lift = cfg.get_string("optimize.objective") == "drag_at_lift";
   const bool almm = settings.hold_area || at_lift || settings.min_thickness > 0;
   return "design: " + design.describe() +
          (area_mode == "fixed"  ? "; area held exactly"
@@ -539,7 +539,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const std::string& dir = loaded.output_dir;
   run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
   const auto design = design_from(cfg, job.m, job.domain.dim());
-  const adjoint::OptimiserSettings settings = settings_from(cfg, *design, opt);
+  adjoint::OptimiserSettings settings = settings_from(cfg, *design, opt);
   job.log.info(describe(cfg, *design, settings));
   // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a
   // CFL-chosen dt would jump with the shape.
@@ -561,6 +561,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const auto J = adjoint::make_reduced_objective(cfg.get_string("optimize.objective"),
                                                  cfg.get_string("optimize.lift_target"), job.driver,
                                                  *design, job.m, dts);
+  settings.flow_constraints = J->flow_constraints();
   if (!settings.flow_constraints.empty())
     job.log.info(format("lift target: C_L = %.10e", adjoint::lift_target_of(*J)));
 

@@ -46,6 +46,12 @@ struct OptimiserSettings {
   long fail_evaluation = -1;        ///< fault injection: evaluation number this (1-based) fails
 };
 
+/// The option names of `options` ("-name value ..."), each of which must carry TAO's prefix
+/// -optimize_ so that no other solver sees it: OptimiserSettings::petsc_options, checked before
+/// a run starts. Throws ConfigError naming one that does not, with its prefixed spelling. Not
+/// collective.
+std::vector<std::string> tao_option_names(const std::string& options);
+
 /// One evaluation of J and dJ/dx at x (and of the flow constraints c_k and dc_k/dx).
 struct Evaluation {
   std::vector<double> x;

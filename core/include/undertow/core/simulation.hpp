@@ -141,7 +141,6 @@ class Simulation {
   /// (empty while running).
   const std::string& stopped_by() const { return m_stopped_by; }
   const Clock& clock() const { return m_clock; }
-  TimeStepper& model() { return m_model; }
 
  private:
   struct Entry {
