@@ -9,7 +9,7 @@
 //
 //   mpiexec -n R build/bin/bench_elasticity [topology iterations, default 5]
 
-#include "undertow/adjoint/topology_optimisation.hpp"
+#include "undertow/optimisation/topology_optimisation.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -93,11 +93,11 @@ void measure_topology(const Communicator& comm, long nx, long ny, int iterations
   spec.loads = {load};
   spec.rtol = 1e-8;
   LinearElasticity solver(domain, spec);
-  adjoint::TopologyOptimisation opt(solver, adjoint::TopologySettings{});
+  optimisation::TopologyOptimisation opt(solver, optimisation::TopologySettings{});
   double t[3] = {0, 0, 0};
   long its = 0;
   for (int i = 0; i < iterations; ++i) {
-    const adjoint::TopologyIteration it = opt.step();
+    const optimisation::TopologyIteration it = opt.step();
     t[0] += comm.max(it.seconds_solve);
     t[1] += comm.max(it.seconds_sensitivity);
     t[2] += comm.max(it.seconds_update);

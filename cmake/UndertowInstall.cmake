@@ -1,6 +1,6 @@
 # Installs the libraries, every public header, the executable and a CMake package so that a
 # downstream project can write find_package(undertow) and link undertow::core, undertow::io,
-# undertow::solvers, undertow::adjoint_core and undertow::adjoint.
+# undertow::solvers, undertow::adjoint_core, undertow::adjoint and undertow::optimisation.
 include(CMakePackageConfigHelpers)
 
 get_property(_libs GLOBAL PROPERTY UNDERTOW_LIBRARIES)
@@ -10,7 +10,7 @@ install(TARGETS ${_libs} undertow
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(_component core io solvers adjoint)
+foreach(_component core io solvers adjoint adjoint/optimisation)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_component}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 

@@ -2,6 +2,7 @@
 
 #include "navier_stokes_support.hpp"
 #include "undertow/core/error.hpp"
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
 #include "undertow/solvers/navier_stokes/transposes.hpp"
 
 namespace undertow {
@@ -45,7 +46,7 @@ std::vector<double> GradientDriver::choose_steps(const Control& m, double t_end,
   clock.cfl = cfl;
   Simulation sim(m_domain.comm(), stepper, clock);
   sim.add_callback("record dt", Cadence::steps(1), [&](Simulation& s) {
-    if (ns->has_nonfinite())
+    if (has_nonfinite(*ns))
       throw CollectiveError(format("the forward run diverged at t = %.6e (dt = %.3e); reduce "
                                    "time.cfl or time.dt",
                                    ns->time(), s.dt()));

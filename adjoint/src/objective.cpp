@@ -4,6 +4,7 @@
 #include "undertow/core/reductions.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
 #include "undertow/solvers/navier_stokes/transposes.hpp"
 
 #include <algorithm>

@@ -5,7 +5,6 @@
 
 #include "elasticity_case.hpp"
 
-#include "undertow/adjoint/topology_optimisation.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/core/version.hpp"
@@ -13,6 +12,7 @@
 #include "undertow/io/files.hpp"
 #include "undertow/io/png.hpp"
 #include "undertow/io/snapshot_series.hpp"
+#include "undertow/optimisation/topology_optimisation.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -29,7 +29,7 @@ const char* kComponents[6] = {"xx", "yy", "zz", "xy", "yz", "zx"};
 
 void declare_elasticity_keys(ConfigSchema& s) {
   elasticity::ElasticitySpec::declare_keys(s);
-  adjoint::TopologySettings::declare_keys(s);
+  optimisation::TopologySettings::declare_keys(s);
   s.add("output.snapshot_every", ValueType::Integer, "10",
         "topology: write the densities (XDMF series and PNG) every this many iterations; the "
         "first and last are always written (0: those only)")
@@ -218,8 +218,8 @@ double static_solve(const RunContext& ctx, LinearElasticity& solver, RunResult& 
 
 /// The table's line of one topology iteration, with the ETA of the remaining budget. Not
 /// collective.
-void print_topology_iteration(const Log& log, const adjoint::TopologyIteration& it, double elapsed,
-                              bool last, long max_iterations) {
+void print_topology_iteration(const Log& log, const optimisation::TopologyIteration& it,
+                              double elapsed, bool last, long max_iterations) {
   const double per = elapsed / double(it.iteration);
   char line[160];
   std::snprintf(line, sizeof line, "%10ld   %14.8e   %6.4f   %6.4f   %10ld   %11.3f", it.iteration,
@@ -240,8 +240,8 @@ long topology_run(const RunContext& ctx, LinearElasticity& solver, ElasticityFie
   auto& f = result.figures;
   Timers& timers = result.timers;
   long design_iterations = 0;
-  const auto settings = adjoint::TopologySettings::from_config(cfg);
-  adjoint::TopologyOptimisation opt(solver, settings);
+  const auto settings = optimisation::TopologySettings::from_config(cfg);
+  optimisation::TopologyOptimisation opt(solver, settings);
   io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", fields.attributes());
   const bool png = cfg.get_bool("output.png");
   const long every = cfg.get_int("output.snapshot_every");
@@ -269,7 +269,7 @@ long topology_run(const RunContext& ctx, LinearElasticity& solver, ElasticityFie
                       double(settings.max_iterations)));
   ctx.log.info(" iteration   compliance [J]   volume   change   solver its   s/iteration");
   const auto start = std::chrono::steady_clock::now();
-  adjoint::TopologyIteration it;
+  optimisation::TopologyIteration it;
   while (!opt.converged() && it.iteration < settings.max_iterations) {
     it = opt.step();
     if (!std::isfinite(it.compliance))

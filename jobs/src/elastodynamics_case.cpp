@@ -270,6 +270,17 @@ void check_dynamics(const RunContext& ctx, const EnergyRecord& e, double frequen
   result.check_summary = summary;
 }
 
+/// "Newmark beta = ..., ... steps of dt = ... to t = ..." for the log. Not collective.
+std::string describe_newmark(const Config& cfg, const elasticity::NewmarkSettings& settings,
+                             const LinearElasticity& solver, long n_steps, double dt) {
+  return format("Newmark beta = %g, gamma = %g", settings.beta, settings.gamma) +
+         format(", Rayleigh alpha = %g 1/s, beta_R = %g s", settings.rayleigh_mass,
+                settings.rayleigh_stiffness) +
+         format(", mass density %g kg/m^3", solver.spec().mass_density) + ", load " +
+         cfg.get_string("dynamics.load_history") + ", " + std::to_string(n_steps) +
+         format(" steps of dt = %.4e s to t = %g s", dt, cfg.get_real("time.t_end"));
+}
+
 } // namespace
 
 RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
@@ -281,12 +292,7 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
   const double t_end = cfg.get_real("time.t_end");
   Newmark run(solver, elasticity::NewmarkSettings::from_config(cfg));
   const elasticity::NewmarkSettings& settings = run.settings();
-  ctx.log.info(format("Newmark beta = %g, gamma = %g", settings.beta, settings.gamma) +
-               format(", Rayleigh alpha = %g 1/s, beta_R = %g s", settings.rayleigh_mass,
-                      settings.rayleigh_stiffness) +
-               format(", mass density %g kg/m^3", solver.spec().mass_density) + ", load " +
-               cfg.get_string("dynamics.load_history") + ", " + std::to_string(n_steps) +
-               format(" steps of dt = %.4e s to t = %g s", dt, t_end));
+  ctx.log.info(describe_newmark(cfg, settings, solver, n_steps, dt));
 
   RunResult result;
   Timers& timers = result.timers;

@@ -1,6 +1,7 @@
 #include "field_output.hpp"
 
 #include "undertow/core/version.hpp"
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
 namespace undertow {
 
@@ -42,16 +43,16 @@ void FieldOutput::write(navier_stokes::NavierStokes& ns, long step, double time)
   const std::vector<std::string> names = cell_datasets(dim);
   std::size_t next = 0;
   for (int c = 0; c < dim; ++c) {
-    ns.cell_velocity(c, m_cell);
+    cell_velocity(ns, c, m_cell);
     m_series.cell(names[next++], m_cell);
   }
   copy(ns.pressure(), m_cell);
   m_series.cell(names[next++], m_cell);
   for (int a = dim == 2 ? 2 : 0; a < 3; ++a) {
-    ns.cell_vorticity(a, m_cell);
+    cell_vorticity(ns, a, m_cell);
     m_series.cell(names[next++], m_cell);
   }
-  ns.cell_mask(m_cell);
+  cell_mask(ns, m_cell);
   m_series.cell(names[next++], m_cell);
   const char* raw[3] = {"u_faces", "v_faces", "w_faces"};
   for (int c = 0; c < dim; ++c)

@@ -5,6 +5,7 @@
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/io/field_file.hpp"
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -43,16 +44,17 @@ std::array<double, 3> ForceReport::coefficients(const NavierStokes& ns, std::siz
 }
 
 double ForceReport::pressure_drop(NavierStokes& ns) const {
-  return ns.probe(ns.pressure(), probe1) - ns.probe(ns.pressure(), probe2);
+  return navier_stokes::probe(ns.domain(), ns.pressure(), probe1) -
+         navier_stokes::probe(ns.domain(), ns.pressure(), probe2);
 }
 
 DivergenceGuard::DivergenceGuard(NavierStokes& ns, std::string output_dir, double steady_tolerance,
                                  long first_step, double first_dt)
     : m_ns(ns), m_output_dir(std::move(output_dir)), m_steady_tolerance(steady_tolerance),
       m_previous_time(ns.time()), m_previous_step(first_step),
-      m_last_courant(ns.courant(first_dt)) {
+      m_last_courant(courant(ns, first_dt)) {
   // Velocity scale: the initial field and every boundary velocity.
-  for (double m : ns.max_velocity())
+  for (double m : max_velocity(ns))
     m_scale = std::max(m_scale, m);
   for (const auto& f : ns.params().boundaries.face)
     for (double v : f.velocity)
@@ -66,15 +68,15 @@ DivergenceGuard::DivergenceGuard(NavierStokes& ns, std::string output_dir, doubl
 
 void DivergenceGuard::check(Simulation& sim) {
   const Domain& domain = m_ns.domain();
-  const auto umax = m_ns.max_velocity();
+  const auto umax = max_velocity(m_ns);
   const double largest = std::max({umax[0], umax[1], umax[2]});
-  m_last_courant = m_ns.courant(sim.dt());
-  if (m_ns.has_nonfinite() || largest > 1e3 * m_scale)
+  m_last_courant = courant(m_ns, sim.dt());
+  if (has_nonfinite(m_ns) || largest > 1e3 * m_scale)
     throw CollectiveError(
         "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +
         format(" (t = %.6e): max |u|, |v|, |w| = %.3e, %.3e, ", m_ns.time(), umax[0], umax[1]) +
         format("%.3e against a velocity scale of %.3e; Courant number %.3f. ", umax[2], m_scale,
-               m_ns.courant(sim.dt())) +
+               courant(m_ns, sim.dt())) +
         "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
   double change = 0;
   for (int c = 0; c < domain.dim(); ++c) {
@@ -210,16 +212,16 @@ const FlowOutputs::Sample& FlowOutputs::sample(const Simulation& sim) {
   NavierStokes& ns = m_ns;
   Sample& x = m_sample;
   x.step = sim.step();
-  x.divergence = ns.max_divergence();
-  x.kinetic_energy = ns.kinetic_energy();
-  x.courant = ns.courant(sim.dt());
+  x.divergence = max_divergence(ns);
+  x.kinetic_energy = kinetic_energy(ns);
+  x.courant = courant(ns, sim.dt());
   x.row = {double(sim.step()),
            ns.time(),
            sim.dt(),
            x.courant,
            double(ns.poisson_iterations()),
            x.kinetic_energy,
-           ns.enstrophy(),
+           enstrophy(ns),
            x.divergence,
            m_guard->dudt};
   x.forces_text.clear();

@@ -11,13 +11,13 @@
 #include "navier_stokes_setup.hpp"
 
 #include "undertow/adjoint/parameters.hpp"
-#include "undertow/adjoint/reduced_objective.hpp"
-#include "undertow/adjoint/shape_optimiser.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/csv.hpp"
 #include "undertow/io/files.hpp"
 #include "undertow/io/json.hpp"
+#include "undertow/optimisation/reduced_objective.hpp"
+#include "undertow/optimisation/shape_optimiser.hpp"
 
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -32,8 +32,8 @@ namespace jobs {
 namespace {
 
 using adjoint::Control;
-using adjoint::Evaluation;
-using adjoint::IterationRecord;
+using optimisation::Evaluation;
+using optimisation::IterationRecord;
 
 struct OptimizeOptions {
   std::string case_file, output, report, resume;
@@ -83,8 +83,8 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Optim
 }
 
 /// Bounds of each variable: radius_bounds for r0, +-coefficient_bound for the coefficients.
-void bounds_from(const Config& cfg, const adjoint::ShapeDesign& design, std::vector<double>& lo,
-                 std::vector<double>& hi) {
+void bounds_from(const Config& cfg, const optimisation::ShapeDesign& design,
+                 std::vector<double>& lo, std::vector<double>& hi) {
   const auto radius = cfg.get_real_list("design.radius_bounds");
   if (radius.size() != 2 || !(radius[0] > 0) || !(radius[1] > radius[0]))
     throw ConfigError("design.radius_bounds needs two numbers 0 < lower < upper [m]");
@@ -114,7 +114,7 @@ void bounds_from(const Config& cfg, const adjoint::ShapeDesign& design, std::vec
 }
 
 /// The outline as CSV (x,y per line), written atomically by rank 0.
-void write_outline(const Communicator& comm, const adjoint::ShapeDesign& design,
+void write_outline(const Communicator& comm, const optimisation::ShapeDesign& design,
                    const std::vector<double>& x, int points, const std::string& path) {
   run_on_root(comm, [&] {
     std::string text = "x,y\n";
@@ -225,25 +225,27 @@ void declare_optimize_keys(ConfigSchema& s) {
 namespace {
 
 /// The design of [design]: a Fourier star or a CST airfoil. Throws ConfigError. Not collective.
-std::unique_ptr<adjoint::ShapeDesign> design_from(const Config& cfg, const Control& m0, int dim) {
+std::unique_ptr<optimisation::ShapeDesign> design_from(const Config& cfg, const Control& m0,
+                                                       int dim) {
   const int obstacle = static_cast<int>(cfg.get_int("design.obstacle")) - 1;
   const std::string area_mode = cfg.get_string("optimize.area");
   const bool cst = cfg.get_string("design.parameterisation") == "cst_airfoil";
   if (cst && area_mode == "fixed")
     throw ConfigError("optimize.area = fixed holds a star's area through r0; a CST airfoil "
                       "holds it with optimize.area = almm, or leaves it free");
-  return cst ? adjoint::make_cst_design(m0, dim, obstacle, cfg.get_words("design.variables"))
-             : adjoint::make_star_design(m0, dim, obstacle, cfg.get_words("design.variables"),
-                                         area_mode == "fixed",
-                                         cfg.get_real("design.coefficient_bound"));
+  return cst ? optimisation::make_cst_design(m0, dim, obstacle, cfg.get_words("design.variables"))
+             : optimisation::make_star_design(m0, dim, obstacle, cfg.get_words("design.variables"),
+                                              area_mode == "fixed",
+                                              cfg.get_real("design.coefficient_bound"));
 }
 
 /// The optimiser's settings of [design] and [optimize] (the flow constraints come from the
 /// reduced objective). Throws ConfigError. Not collective.
-adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::ShapeDesign& design,
-                                         const OptimizeOptions& opt) {
+optimisation::OptimiserSettings settings_from(const Config& cfg,
+                                              const optimisation::ShapeDesign& design,
+                                              const OptimizeOptions& opt) {
   const bool cst = cfg.get_string("design.parameterisation") == "cst_airfoil";
-  adjoint::OptimiserSettings settings;
+  optimisation::OptimiserSettings settings;
   bounds_from(cfg, design, settings.lower, settings.upper);
   settings.hold_area = cfg.get_string("optimize.area") == "almm";
   settings.min_thickness = cfg.get_real("design.min_thickness");
@@ -257,7 +259,8 @@ adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::Shape
   settings.max_iterations = cfg.get_int("optimize.max_iterations");
   settings.gradient_tolerance = cfg.get_real("optimize.gradient_tolerance");
   settings.petsc_options = cfg.get_string("optimize.petsc_options");
-  adjoint::tao_option_names(settings.petsc_options); // a bad option now, not after the flow runs
+  optimisation::tao_option_names(
+      settings.petsc_options); // a bad option now, not after the flow runs
   settings.stop_after_evaluations = opt.stop_after_evaluations;
   settings.fail_evaluation = opt.fail_evaluation;
   const std::string goal = cfg.get_string("optimize.objective");
@@ -270,8 +273,8 @@ adjoint::OptimiserSettings settings_from(const Config& cfg, const adjoint::Shape
 }
 
 /// The design, its constraints and TAO's method, in one line of the log.
-std::string describe(const Config& cfg, const adjoint::ShapeDesign& design,
-                     const adjoint::OptimiserSettings& settings) {
+std::string describe(const Config& cfg, const optimisation::ShapeDesign& design,
+                     const optimisation::OptimiserSettings& settings) {
   const std::string area_mode = cfg.get_string("optimize.area");
   const bool at_lift = cfg.get_string("optimize.objective") == "drag_at_lift";
   const bool almm = settings.hold_area || at_lift || settings.min_thickness > 0;
@@ -293,9 +296,9 @@ std::string describe(const Config& cfg, const adjoint::ShapeDesign& design,
 /// finer than the grid.
 class OptimisationRecord {
  public:
-  OptimisationRecord(AdjointJob& job, const adjoint::ReducedObjective& J,
-                     const adjoint::ShapeDesign& design, const adjoint::OptimiserSettings& settings,
-                     std::vector<double> dts)
+  OptimisationRecord(AdjointJob& job, const optimisation::ReducedObjective& J,
+                     const optimisation::ShapeDesign& design,
+                     const optimisation::OptimiserSettings& settings, std::vector<double> dts)
       : m_job(job), m_J(J), m_design(design), m_dts(std::move(dts)), m_dir(job.loaded.output_dir),
         m_history(job.domain.comm(), m_dir + "/history.csv", columns(design, settings)),
         m_flow(job.domain, m_dir + "/flow", job.config.hash()),
@@ -364,8 +367,8 @@ class OptimisationRecord {
   double j0 = 0; ///< J of the initial design
 
  private:
-  static std::vector<std::string> columns(const adjoint::ShapeDesign& design,
-                                          const adjoint::OptimiserSettings& settings) {
+  static std::vector<std::string> columns(const optimisation::ShapeDesign& design,
+                                          const optimisation::OptimiserSettings& settings) {
     std::vector<std::string> c = {
         "iteration", "objective",   "gradient_norm", "area_violation", "constraint_violation",
         "step",      "flow_solves", "seconds"};
@@ -377,8 +380,8 @@ class OptimisationRecord {
   }
 
   AdjointJob& m_job;
-  const adjoint::ReducedObjective& m_J;
-  const adjoint::ShapeDesign& m_design;
+  const optimisation::ReducedObjective& m_J;
+  const optimisation::ShapeDesign& m_design;
   std::vector<double> m_dts;
   std::string m_dir;
   io::CsvSeries m_history;
@@ -393,11 +396,12 @@ class OptimisationRecord {
 
 /// The outcome in the log, final_design.txt, the final outline and flow, and the report's
 /// figures. Collective.
-void report_outcome(AdjointJob& job, const OptimizeOptions& opt, adjoint::ShapeOptimiser& optimiser,
-                    adjoint::ReducedObjective& J, const adjoint::ShapeDesign& design,
-                    const adjoint::OptimiserSettings& settings, OptimisationRecord& record,
-                    const adjoint::EvaluationJournal& journal, const std::vector<double>& x0,
-                    const adjoint::OptimiserResult& result, io::Json& report) {
+void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
+                    optimisation::ShapeOptimiser& optimiser, optimisation::ReducedObjective& J,
+                    const optimisation::ShapeDesign& design,
+                    const optimisation::OptimiserSettings& settings, OptimisationRecord& record,
+                    const optimisation::EvaluationJournal& journal, const std::vector<double>& x0,
+                    const optimisation::OptimiserResult& result, io::Json& report) {
   const Log& log = job.log;
   const std::string& dir = job.loaded.output_dir;
   const bool ratio = job.config.get_string("optimize.objective") == "lift_to_drag";
@@ -428,7 +432,7 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt, adjoint::ShapeO
                     *std::min_element(t.begin(), t.end()), settings.min_thickness));
   }
   if (!settings.flow_constraints.empty()) {
-    const double target = adjoint::lift_target_of(J);
+    const double target = optimisation::lift_target_of(J);
     log.info(format("lift: C_L = %.10e (target %.10e)",
                     target + optimiser.evaluate(result.x).constraints[0], target));
   }
@@ -460,8 +464,8 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt, adjoint::ShapeO
 /// parameterisation (r0 following the area, the ratio's two runs), at the initial and the final
 /// design: |f(x + eps h) - f(x) - eps df/dx.h| must fall as eps^2. Returns kCheckFailed if a
 /// rate is below adjoint.taylor_min_rate. Collective.
-int taylor_tests(const AdjointJob& job, adjoint::ShapeOptimiser& optimiser,
-                 adjoint::ReducedObjective& J, const adjoint::ShapeDesign& design,
+int taylor_tests(const AdjointJob& job, optimisation::ShapeOptimiser& optimiser,
+                 optimisation::ReducedObjective& J, const optimisation::ShapeDesign& design,
                  const std::vector<double>& x0, const std::vector<double>& x_final,
                  io::Json& report) {
   const Config& cfg = job.config;
@@ -539,7 +543,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const std::string& dir = loaded.output_dir;
   run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
   const auto design = design_from(cfg, job.m, job.domain.dim());
-  adjoint::OptimiserSettings settings = settings_from(cfg, *design, opt);
+  optimisation::OptimiserSettings settings = settings_from(cfg, *design, opt);
   job.log.info(describe(cfg, *design, settings));
   // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a
   // CFL-chosen dt would jump with the shape.
@@ -551,26 +555,26 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     job.driver.set_checkpointing(
         checkpointing_from(cfg, ns, static_cast<long>(dts.size()), dir, ""));
   }
-  adjoint::EvaluationJournal journal(comm, dir + "/evaluations.journal",
-                                     cfg.hash() + "-ranks" + std::to_string(comm.size()));
+  optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal",
+                                          cfg.hash() + "-ranks" + std::to_string(comm.size()));
   if (!opt.resume.empty()) {
     journal.load();
     job.log.info("resuming: " + std::to_string(journal.size()) +
                  " recorded evaluations will be replayed without flow solves");
   }
-  const auto J = adjoint::make_reduced_objective(cfg.get_string("optimize.objective"),
-                                                 cfg.get_string("optimize.lift_target"), job.driver,
-                                                 *design, job.m, dts);
+  const auto J = optimisation::make_reduced_objective(cfg.get_string("optimize.objective"),
+                                                      cfg.get_string("optimize.lift_target"),
+                                                      job.driver, *design, job.m, dts);
   settings.flow_constraints = J->flow_constraints();
   if (!settings.flow_constraints.empty())
-    job.log.info(format("lift target: C_L = %.10e", adjoint::lift_target_of(*J)));
+    job.log.info(format("lift target: C_L = %.10e", optimisation::lift_target_of(*J)));
 
   OptimisationRecord record(job, *J, *design, settings, dts);
-  adjoint::ShapeOptimiser optimiser(
+  optimisation::ShapeOptimiser optimiser(
       comm, *design, settings, [&](const std::vector<double>& x) { return J->evaluate(x); },
       [&](const IterationRecord& r) { record.iteration(r); }, journal, job.log);
   const std::vector<double> x0 = design->values(job.m);
-  const adjoint::OptimiserResult result = optimiser.run(x0);
+  const optimisation::OptimiserResult result = optimiser.run(x0);
 
   io::Json report = io::Json::object();
   report["undertow_version"] = UNDERTOW_VERSION_STRING;

@@ -521,3 +521,72 @@ TEST(Elasticity, UniaxialStretchStrainAndStress) {
       EXPECT_LT(max_deviation(comm, stress[q], 0.0), 1e-11 * E * exx) << dim << "D " << q;
   }
 }
+
+// The global node numbers, computed from the decomposition alone, are a numbering of the nodes:
+// each rank's owned nodes are [first, first + owned) in order, and every ghost node carries the
+// number that its owner gives it (checked by copying the owners' numbers into the ghosts with
+// the halo plan).
+TEST(Elasticity, NodeNumbersAgreeWithTheirOwners) {
+  for (int dim : {2, 3}) {
+    const Domain domain(world(), box(dim, {7, 5, 3}, {1.0, 1.0, 1.0}));
+    const NodeNumbering numbering(domain);
+    Field from_owners(domain, Location::Node, 1, "test::from_owners");
+    Field computed(domain, Location::Node, 1, "test::computed");
+    const GlobalNodeNumbers numbers = numbering.numbers();
+    const FieldView o = from_owners.view(), c = computed.view();
+    for_each(
+        "test::node_numbers", from_owners.ghosted(),
+        KOKKOS_LAMBDA(long i, long j, long k) { c(i, j, k) = double(numbers(i, j, k)); });
+    const long first = numbering.first_node();
+    const IndexSpace ow = from_owners.owned();
+    const long b0 = ow.begin[0], b1 = ow.begin[1], b2 = ow.begin[2];
+    const long n0 = ow.end[0] - ow.begin[0], n1 = ow.end[1] - ow.begin[1];
+    for_each(
+        "test::owned_numbers", ow, KOKKOS_LAMBDA(long i, long j, long k) {
+          o(i, j, k) = double(first + ((k - b2) * n1 + (j - b1)) * n0 + (i - b0));
+        });
+    HaloPlan halo(domain, Location::Node, 1);
+    halo.fill(from_owners);
+    const auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), o);
+    const auto ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+    const FieldLayout layout = from_owners.layout();
+    long mismatches = 0, checked = 0;
+    for (long k = 0; k < layout.extent[2]; ++k)
+      for (long j = 0; j < layout.extent[1]; ++j)
+        for (long i = 0; i < layout.extent[0]; ++i) {
+          const long g[3] = {i + layout.global_offset[0], j + layout.global_offset[1],
+                             k + layout.global_offset[2]};
+          bool inside = true;
+          for (int a = 0; a < 3; ++a)
+            inside = inside && g[a] >= 0 && g[a] < layout.global.end[a];
+          if (!inside)
+            continue;
+          ++checked;
+          mismatches += oh(i, j, k) != ch(i, j, k);
+        }
+    EXPECT_EQ(world().sum(double(mismatches)), 0.0) << dim << "D";
+    EXPECT_GT(checked, 0);
+    EXPECT_EQ(world().sum(double(numbering.owned_nodes())), double(numbering.global_nodes()));
+    EXPECT_EQ(numbering.global_nodes(), layout.global.size());
+  }
+}
+
+// The elasticity solver's PETSc defaults live in its own options database: after a solve the
+// global database holds none of them, while an option the user put there still reaches the
+// solver (here a limit of one iteration, which makes the solve fail).
+TEST(Elasticity, PetscOptionsStayInTheSolver) {
+  const DomainSpec d = box(2, {16, 4, 1}, {4.0, 1.0, 1.0});
+  const Domain domain(world(), d);
+  {
+    LinearElasticity s(domain, clamped_spec(d));
+    s.solve();
+  }
+  PetscBool left = PETSC_TRUE;
+  ASSERT_EQ(PetscOptionsHasName(nullptr, nullptr, "-elasticity_pc_gamg_esteig_ksp_type", &left), 0);
+  EXPECT_EQ(left, PETSC_FALSE);
+
+  ASSERT_EQ(PetscOptionsSetValue(nullptr, "-elasticity_ksp_max_it", "1"), 0);
+  const std::string message = failure(d, clamped_spec(d));
+  ASSERT_EQ(PetscOptionsClearValue(nullptr, "-elasticity_ksp_max_it"), 0);
+  EXPECT_NE(message.find("DIVERGED_ITS"), std::string::npos) << message;
+}

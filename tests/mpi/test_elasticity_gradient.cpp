@@ -4,8 +4,8 @@
 
 #include "test_support.hpp"
 
-#include "undertow/adjoint/elasticity_gradient.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/solvers/elasticity/static_adjoint.hpp"
 
 #include <cmath>
 #include <functional>
@@ -15,8 +15,8 @@ namespace {
 
 using namespace undertow;
 using namespace undertow::elasticity;
-using undertow::adjoint::StaticGradient;
-using undertow::adjoint::StaticObjective;
+using undertow::elasticity::StaticGradient;
+using undertow::elasticity::StaticObjective;
 using undertow::testing::fill_global_random;
 using undertow::testing::taylor_rate;
 using undertow::testing::world;
@@ -71,7 +71,7 @@ void check_gradients(int dim, bool compliance) {
     Kokkos::deep_copy(objective.displacement_weights[1].view(), host);
   }
   s.solve();
-  const StaticGradient grad = adjoint::static_gradient(s, objective);
+  const StaticGradient grad = elasticity::static_gradient(s, objective);
   const double J0 = grad.value;
   const std::string name = std::to_string(dim) + "D " + (compliance ? "compliance" : "tip u_y");
 
@@ -84,7 +84,7 @@ void check_gradients(int dim, bool compliance) {
     copy(rho0, s.density());
     axpy(h, drho, s.density());
     s.solve();
-    return adjoint::static_objective(s, objective);
+    return elasticity::static_objective(s, objective);
   };
   EXPECT_GE(taylor_rate(J_rho, J0, slope_rho, (name + ", densities").c_str()), 1.9);
   copy(rho0, s.density());
@@ -102,7 +102,7 @@ void check_gradients(int dim, bool compliance) {
       axpy(h, df[c], s.load()[c]);
     }
     s.solve();
-    return adjoint::static_objective(s, objective);
+    return elasticity::static_objective(s, objective);
   };
   EXPECT_GE(taylor_rate(J_f, J0, slope_f, (name + ", loads").c_str()), 1.9);
   for (int c = 0; c < dim; ++c)
@@ -113,7 +113,7 @@ void check_gradients(int dim, bool compliance) {
   auto J_E = [&](double h) {
     s.simp().E0 = E0 + h;
     s.solve();
-    return adjoint::static_objective(s, objective);
+    return elasticity::static_objective(s, objective);
   };
   EXPECT_GE(taylor_rate(J_E, J0, grad.youngs_modulus, (name + ", E0").c_str()), 1.9);
   s.simp().E0 = E0;

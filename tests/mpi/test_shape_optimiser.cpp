@@ -5,8 +5,8 @@
 // must replay a run bit for bit. Run at 1 and 2 ranks (every rank solves the same problem).
 
 #include "test_support.hpp"
-#include "undertow/adjoint/shape_optimiser.hpp"
 #include "undertow/core/error.hpp"
+#include "undertow/optimisation/shape_optimiser.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -17,6 +17,7 @@ namespace {
 
 using namespace undertow;
 using namespace undertow::adjoint;
+using namespace undertow::optimisation;
 using namespace undertow::testing;
 
 /// Two variables (a, b): "area" a b, "thickness" a + b at every station (linear), outline a

@@ -6,8 +6,8 @@
 
 #include "test_support.hpp"
 
-#include "undertow/adjoint/topology_optimisation.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/optimisation/topology_optimisation.hpp"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ TEST(DensityFilter, TransposeAndConstants) {
       d.cells = {13, 9, 7};
       d.length = {13, 9, 7};
       const Domain domain(comm, d);
-      adjoint::DensityFilter filter(domain, radius);
+      optimisation::DensityFilter filter(domain, radius);
       Field x(domain, Location::Cell, 0, "x"), y(domain, Location::Cell, 0, "y"),
           hx(domain, Location::Cell, 0, "hx"), hty(domain, Location::Cell, 0, "hty");
       fill_global_random(x, 3);
@@ -71,9 +71,9 @@ TEST(Topology, MbbBeamMatchesTheReferenceAlgorithm) {
   spec.loads = {load};
   spec.solver = LinearSolver::Direct;
   LinearElasticity solver(domain, spec);
-  adjoint::TopologySettings settings;
-  adjoint::TopologyOptimisation opt(solver, settings);
-  adjoint::TopologyIteration it;
+  optimisation::TopologySettings settings;
+  optimisation::TopologyOptimisation opt(solver, settings);
+  optimisation::TopologyIteration it;
   std::vector<double> history;
   while (!opt.converged() && it.iteration < settings.max_iterations) {
     it = opt.step();

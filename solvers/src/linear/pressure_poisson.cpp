@@ -42,14 +42,14 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
     check_petsc(DMDACreate2d(comm, boundary_type(domain, 0), boundary_type(domain, 1),
                              DMDA_STENCIL_STAR, domain.global_cells(0), domain.global_cells(1),
                              domain.ranks_along(0), domain.ranks_along(1), 1, 1, counts[0].data(),
-                             counts[1].data(), &m_da),
+                             counts[1].data(), m_da.out()),
                 "DMDACreate2d");
   else
     check_petsc(DMDACreate3d(comm, boundary_type(domain, 0), boundary_type(domain, 1),
                              boundary_type(domain, 2), DMDA_STENCIL_STAR, domain.global_cells(0),
                              domain.global_cells(1), domain.global_cells(2), domain.ranks_along(0),
                              domain.ranks_along(1), domain.ranks_along(2), 1, 1, counts[0].data(),
-                             counts[1].data(), counts[2].data(), &m_da),
+                             counts[1].data(), counts[2].data(), m_da.out()),
                 "DMDACreate3d");
   check_petsc(DMSetUp(m_da), "DMSetUp");
   // Cell-centred unknowns: piecewise-constant transfer between multigrid levels.
@@ -65,7 +65,7 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
             "PETSc DMDA ownership differs from the domain decomposition on axis " +
                 std::to_string(a));
 
-  check_petsc(DMCreateMatrix(m_da, &m_matrix), "DMCreateMatrix");
+  check_petsc(DMCreateMatrix(m_da, m_matrix.out()), "DMCreateMatrix");
   check_petsc(MatSetOption(m_matrix, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE), "MatSetOption");
   for (int a = 0; a < dim; ++a) {
     const double inv_h2 = 1.0 / (domain.spacing(a) * domain.spacing(a));
@@ -103,15 +103,16 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
   check_petsc(MatAssemblyBegin(m_matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   check_petsc(MatAssemblyEnd(m_matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
   if (is_singular(domain, spec.faces)) {
-    check_petsc(MatNullSpaceCreate(comm, PETSC_TRUE, 0, nullptr, &m_null), "MatNullSpaceCreate");
+    check_petsc(MatNullSpaceCreate(comm, PETSC_TRUE, 0, nullptr, m_null.out()),
+                "MatNullSpaceCreate");
     check_petsc(MatSetNullSpace(m_matrix, m_null), "MatSetNullSpace");
   }
   check_petsc(MatSetOption(m_matrix, MAT_SPD, PETSC_TRUE), "MatSetOption(MAT_SPD)");
 
-  check_petsc(DMCreateGlobalVector(m_da, &m_x), "DMCreateGlobalVector");
-  check_petsc(VecDuplicate(m_x, &m_b), "VecDuplicate");
+  check_petsc(DMCreateGlobalVector(m_da, m_x.out()), "DMCreateGlobalVector");
+  check_petsc(VecDuplicate(m_x, m_b.out()), "VecDuplicate");
 
-  check_petsc(KSPCreate(comm, &m_ksp), "KSPCreate");
+  check_petsc(KSPCreate(comm, m_ksp.out()), "KSPCreate");
   // The DMDA gives geometric multigrid (-pc_type mg) its grid hierarchy; inactive, so that the
   // KSP uses our assembled operator rather than asking the DM to compute one.
   check_petsc(KSPSetDM(m_ksp, m_da), "KSPSetDM");
@@ -125,9 +126,8 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
               "KSPSetTolerances");
   check_petsc(KSPSetInitialGuessNonzero(m_ksp, PETSC_TRUE), "KSPSetInitialGuessNonzero");
   check_petsc(KSPSetOptionsPrefix(m_ksp, spec.prefix.c_str()), "KSPSetOptionsPrefix");
-  if (!spec.options.empty())
-    check_petsc(PetscOptionsInsertString(nullptr, with_prefix(spec.options, spec.prefix).c_str()),
-                "PetscOptionsInsertString");
+  m_options.insert(with_prefix(spec.options, spec.prefix));
+  const auto active = m_options.activate();
   check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
   check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
 }
@@ -184,14 +184,7 @@ PetscErrorCode PressurePoisson::apply_multigrid(PC pc, Vec r, Vec z) {
   return 0;
 }
 
-PressurePoisson::~PressurePoisson() {
-  KSPDestroy(&m_ksp);
-  VecDestroy(&m_x);
-  VecDestroy(&m_b);
-  MatNullSpaceDestroy(&m_null);
-  MatDestroy(&m_matrix);
-  DMDestroy(&m_da);
-}
+PressurePoisson::~PressurePoisson() = default;
 
 PressurePoisson::HostView PressurePoisson::host_copy(const Field& f) {
   // On host memory spaces the mirror is the field itself. Elsewhere one buffer is kept for the
@@ -233,7 +226,11 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
     check_petsc(MatNullSpaceRemove(m_null, m_b), "MatNullSpaceRemove");
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
   }
-  const PetscErrorCode solved = KSPSolve(m_ksp, m_b, m_x);
+  PetscErrorCode solved = 0;
+  {
+    const auto active = m_options.activate();
+    solved = KSPSolve(m_ksp, m_b, m_x);
+  }
   if (solved && !m_pc_failure.empty())
     throw Error("the pressure multigrid preconditioner failed: " + m_pc_failure);
   check_petsc(solved, "KSPSolve");

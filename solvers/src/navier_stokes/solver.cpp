@@ -1,5 +1,7 @@
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
+
 #include "undertow/core/error.hpp"
 #include "undertow/core/math.hpp"
 #include "undertow/core/reductions.hpp"
@@ -462,93 +464,6 @@ void NavierStokes::step(double dt, StepTape* tape) {
     tape->forces = m_forces;
 }
 
-double NavierStokes::max_divergence() {
-  prepare(m_u);
-  const Velocity v = velocity_views(m_u);
-  const int dim = m_domain.dim();
-  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                        1.0 / m_domain.spacing(2)};
-  return m_domain.comm().max(local_max(
-      "ns::max_divergence", m_div.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
-        const double d = math::abs(divergence(v, dim, ih, i, j, k));
-        m = d > m ? d : m;
-      }));
-}
-
-double NavierStokes::kinetic_energy() const {
-  return navier_stokes::kinetic_energy(m_domain, m_u);
-}
-
-double NavierStokes::enstrophy() {
-  prepare(m_u);
-  return navier_stokes::enstrophy(m_domain, m_u);
-}
-
-double kinetic_energy(const Domain& d, const std::array<Field, 3>& u) {
-  double twice = 0;
-  for (int c = 0; c < d.dim(); ++c)
-    twice += global_dot(d.comm(), u[c], u[c]) / double(u[c].layout().global.size());
-  return 0.5 * twice;
-}
-
-double enstrophy(const Domain& d, const std::array<Field, 3>& u) {
-  Velocity v;
-  for (int c = 0; c < 3; ++c)
-    v.u[c] = u[c].view();
-  const int dim = d.dim();
-  const double ih[3] = {1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)};
-  const FieldLayout cells = d.layout(Location::Cell, kGhost);
-  const double sum = local_sum(
-      "ns::enstrophy", cells.owned, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-        for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
-          const double w = edge_vorticity(v, a, ih, i, j, k);
-          acc += w * w;
-        }
-      });
-  return 0.5 * d.comm().sum(sum) / double(cells.global.size());
-}
-
-void NavierStokes::cell_velocity(int c, Field& out) {
-  prepare(m_u);
-  const FieldView u = m_u[c].view(), o = out.view();
-  const IndexShift sh = index_shift(out, m_u[c]);
-  for_each(
-      "ns::cell_velocity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
-        o(i, j, k) = 0.5 * (u(fi, fj, fk) + at(u, fi, fj, fk, c, 1));
-      });
-}
-
-void NavierStokes::cell_vorticity(int a, Field& out) {
-  prepare(m_u);
-  const Velocity v = velocity_views(m_u);
-  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                        1.0 / m_domain.spacing(2)};
-  const FieldView o = out.view();
-  const IndexShift sh = index_shift(out, m_u[0]); // every component has the same ghost width
-  for_each(
-      "ns::cell_vorticity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        o(i, j, k) = cell_centre_vorticity(v, a, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
-      });
-}
-
-void NavierStokes::cell_mask(Field& out) const {
-  fill_value(out, out.owned(), 0.0);
-  if (!m_penalised_flow)
-    return;
-  const int dim = m_domain.dim();
-  const FieldView o = out.view();
-  for (int c = 0; c < dim; ++c) {
-    const FieldView m = m_total_mask[c].view();
-    const IndexShift sh = index_shift(out, m_total_mask[c]);
-    for_each(
-        "ns::cell_mask", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-          const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
-          o(i, j, k) += 0.5 * (m(fi, fj, fk) + at(m, fi, fj, fk, c, 1)) / double(dim);
-        });
-  }
-}
-
 std::vector<std::pair<std::string, Field*>> NavierStokes::state_fields() {
   std::vector<std::pair<std::string, Field*>> out;
   for (int c = 0; c < m_domain.dim(); ++c)
@@ -564,43 +479,8 @@ void NavierStokes::restore_clock(double time, long steps, double psi_scale) {
   m_psi_scale = psi_scale;
 }
 
-double NavierStokes::probe(const Field& f, const std::array<double, 3>& x) const {
-  const FieldLayout& l = f.layout();
-  double value = 0;
-  bool inside = true;
-  long idx[3];
-  for (int a = 0; a < 3; ++a) {
-    const long global = a < m_domain.dim()
-                            ? static_cast<long>(std::floor((x[a] - m_domain.spec().origin[a]) /
-                                                           m_domain.spacing(a)))
-                            : 0;
-    idx[a] = global - l.global_offset[a];
-    inside = inside && idx[a] >= l.owned.begin[a] && idx[a] < l.owned.end[a];
-  }
-  if (inside) {
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
-    value = host(idx[0], idx[1], idx[2]);
-  }
-  return m_domain.comm().sum(value);
-}
-
-std::array<double, 3> NavierStokes::max_velocity() const {
-  std::array<double, 3> out{0, 0, 0};
-  for (int c = 0; c < m_domain.dim(); ++c)
-    out[c] = global_max_abs(m_domain.comm(), m_u[c]);
-  return out;
-}
-
-double NavierStokes::courant(double dt) const {
-  const auto umax = max_velocity();
-  double sum = 0;
-  for (int c = 0; c < m_domain.dim(); ++c)
-    sum += umax[c] / m_domain.spacing(c);
-  return dt * sum;
-}
-
 double NavierStokes::stable_dt(double cfl) const {
-  const auto umax = max_velocity();
+  const auto umax = max_velocity(*this);
   double advective = 0, diffusive = 0;
   for (int c = 0; c < m_domain.dim(); ++c) {
     const double h = m_domain.spacing(c);
@@ -615,18 +495,6 @@ double NavierStokes::stable_dt(double cfl) const {
     throw ConfigError("the flow is at rest and inviscid: no time scale to choose dt from; set "
                       "time.dt");
   return cfl * limit;
-}
-
-bool NavierStokes::has_nonfinite() const {
-  double bad = 0;
-  for (int c = 0; c < m_domain.dim(); ++c) {
-    const FieldView v = m_u[c].view();
-    bad += local_sum(
-        "ns::count_nonfinite", m_u[c].owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-          acc += math::isfinite(v(i, j, k)) ? 0.0 : 1.0;
-        });
-  }
-  return m_domain.comm().sum(bad) > 0;
 }
 
 void set_velocity(NavierStokes& ns, const VelocityFunction& f, double t) {

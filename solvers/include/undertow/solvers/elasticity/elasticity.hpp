@@ -3,11 +3,18 @@
 /// Linear elasticity with Q1 finite elements on the shared decomposition
 /// (docs/elasticity.md): displacements at the nodes (Location::Node fields), one element per
 /// cell with a per-element Young's modulus from SIMP, E(rho) = E_min + rho^p (E0 - E_min).
+///
+/// LinearElasticity joins named parts, each in its own file:
+/// - NodeNumbering (node_numbering.hpp): the global numbers of the nodes, the matrix's rows;
+/// - Assembler (assembler.hpp): element matrices, COO values, the matrix-free operators;
+/// - Supports (supports.hpp): prescribed components, their rows and mask;
+/// - add_loads (loads.hpp): the load vector;
+/// - LinearSystem (linear_system.hpp): the PETSc matrix and KSP (CG + GAMG with the rigid-body
+///   near null space, or MUMPS), with its own options database.
 /// The stiffness is assembled in Kokkos kernels as COO values (E_e times the unit element
-/// matrix) into a PETSc matrix and solved with CG preconditioned by GAMG, whose near null space
-/// is the rigid-body modes; supports are imposed by zeroing rows and columns (the operator stays
-/// symmetric). Loads are summed on each rank's local nodes, ghosts included, and added into their
-/// owners with the halo plan's scatter_add.
+/// matrix); supports are imposed by zeroing rows and columns (the operator stays symmetric).
+/// Loads are summed on each rank's local nodes, ghosts included, and added into their owners
+/// with the halo plan's scatter_add.
 ///
 /// Units: lengths [m], E and tractions [Pa], point loads [N], body forces [N/m^3]; in 2D every
 /// quantity is per unit thickness.
@@ -16,7 +23,11 @@
 #include "undertow/core/field.hpp"
 #include "undertow/core/halo.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/solvers/elasticity/assembler.hpp"
 #include "undertow/solvers/elasticity/element.hpp"
+#include "undertow/solvers/elasticity/node_numbering.hpp"
+#include "undertow/solvers/elasticity/node_vector.hpp"
+#include "undertow/solvers/elasticity/spec.hpp"
 
 #include <array>
 #include <memory>
@@ -26,77 +37,8 @@
 namespace undertow {
 namespace elasticity {
 
-/// Nodes (or element centres, or boundary-face centres) inside an axis-aligned box, bounds
-/// included with a tolerance of a quarter cell. A degenerate box selects a point, an edge or a
-/// face. Lengths [m].
-struct Box {
-  std::array<double, 3> lo{0, 0, 0};
-  std::array<double, 3> hi{0, 0, 0};
-};
-
-/// Displacement prescribed on the nodes of a box, component by component.
-struct Support {
-  Box box;
-  std::array<bool, 3> fixed{true, true, true}; ///< which components are prescribed
-  std::array<double, 3> value{0, 0, 0};        ///< their values [m]
-};
-
-enum class LoadKind {
-  Point,    ///< total force [N] shared equally by the nodes of the box
-  Traction, ///< [Pa] on the boundary faces of the domain inside the (flat) box
-  Body      ///< [N/m^3] on the elements whose centres lie in the box (gravity: rho g)
-};
-
-struct Load {
-  LoadKind kind = LoadKind::Point;
-  Box box;
-  std::array<double, 3> value{0, 0, 0};
-};
-
-enum class LinearSolver {
-  CgGamg, ///< CG + smoothed-aggregation AMG with the rigid-body near null space
-  Direct  ///< LU through MUMPS: for small problems and exact comparisons
-};
-
-/// Most [supportK] and [loadK] sections a case may have (K = 1, 2, ...).
-constexpr int kMaxSupports = 8;
-constexpr int kMaxLoads = 8;
-
-struct ElasticitySpec {
-  Simp simp;                ///< E0, E_min [Pa] and the SIMP exponent
-  double poisson = 0.3;     ///< Poisson ratio, in (-1, 0.5)
-  bool plane_stress = true; ///< 2D only: plane stress (true) or plane strain (false)
-  double mass_density = 1;  ///< [kg/m^3], for dynamics
-  std::vector<Support> supports;
-  std::vector<Load> loads;
-  LinearSolver solver = LinearSolver::CgGamg;
-  double rtol = 1e-10; ///< relative residual reduction of the CG solve
-  long max_iterations = 5000;
-
-  /// The case-file keys: [material], [elasticity] (the linear solver), [support1..8] and
-  /// [load1..8]. Not collective.
-  static void declare_keys(ConfigSchema& schema);
-  /// The spec of a validated configuration. Throws ConfigError naming the key for a box with the
-  /// wrong number of corners, lo above hi, a support that fixes nothing, or no support at all.
-  /// Not collective.
-  static ElasticitySpec from_config(const Config& config, int dim);
-};
-
-/// Node fields of the displacement-like quantities: component c in [c], dim of them used.
-using NodeVector = std::array<Field, 3>;
-
-/// out := a x + b y over every local value (ghosts included) of components 0 to dim - 1; y may
-/// be null (then b is not used). `out` may be x or y. Not collective.
-void combine(int dim, double a, const NodeVector& x, double b, const NodeVector* y,
-             NodeVector& out);
-
-/// What one linear solve did.
-struct SolveInfo {
-  long iterations = 0;
-  double residual = 0;         ///< final preconditioned residual norm
-  double seconds_assembly = 0; ///< K(rho) into PETSc and the supports imposed (this rank)
-  double seconds_solve = 0;    ///< KSP set-up (GAMG hierarchy or LU factors) and solve
-};
+class Supports;
+class LinearSystem;
 
 class LinearElasticity {
  public:
@@ -113,7 +55,7 @@ class LinearElasticity {
   const ElasticitySpec& spec() const { return m_spec; }
   int dim() const { return m_domain.dim(); }
   /// Number of displacement unknowns over all ranks, supported ones included.
-  long global_dofs() const { return m_global_dofs; }
+  long global_dofs() const { return dim() * m_numbering.global_nodes(); }
 
   /// Element densities rho in [0, 1] (cell field, owned values used); 1 initially. E0 of the
   /// spec may be changed through simp().
@@ -183,10 +125,12 @@ class LinearElasticity {
   /// filled by the caller; y's owned values are complete. Collective (scatter_add).
   void apply_stiffness(const NodeVector& x, NodeVector& y) { apply_operator(&x, nullptr, y); }
   /// 1 on supported components of owned and ghost nodes, 0 elsewhere.
-  const NodeVector& supported() const { return m_fixed; }
+  const NodeVector& supported() const;
 
   /// Fresh zeroed node fields with the displacement's layout.
-  NodeVector make_node_vector(const std::string& name) const;
+  NodeVector make_node_vector(const std::string& name) const {
+    return elasticity::make_node_vector(m_domain, name);
+  }
   /// Sum over owned nodes and components of a . b. Collective.
   double dot(const NodeVector& a, const NodeVector& b) const;
   /// Cell fields (owned values) of the element-centre strain and stress [Pa], components xx,
@@ -204,39 +148,32 @@ class LinearElasticity {
   /// The halo plan of the node fields.
   HaloPlan& node_halo() { return *m_node_halo; }
   /// Unit-modulus element matrix k0, row-major (dim 2^dim)^2 entries, on the device.
-  const Kokkos::View<double*, MemorySpace>& unit_element_matrix() const { return m_k0; }
+  const Kokkos::View<double*, MemorySpace>& unit_element_matrix() const {
+    return m_assembler.unit_stiffness_matrix();
+  }
   /// Unit-density consistent element mass m0, laid out as k0, on the device.
-  const Kokkos::View<double*, MemorySpace>& unit_element_mass() const { return m_m0; }
+  const Kokkos::View<double*, MemorySpace>& unit_element_mass() const {
+    return m_assembler.unit_mass_matrix();
+  }
   /// Iterations of every solve so far (forward and adjoint).
   long total_iterations() const { return m_total_iterations; }
 
  private:
-  struct Petsc; ///< PETSc objects, supports and solve buffers, kept out of this header
-
-  void build_numbering();
-  void build_pattern();
-  void build_supports();
-  void build_loads();
-  using HostNodeView = Kokkos::View<double***, FieldLayoutTag, Kokkos::HostSpace>;
-  /// Throws ConfigError if the supported components leave a rigid-body motion free.
-  void check_rigid_body_motions(const std::array<HostNodeView, 3>& fixed) const;
-  /// COO values of stiffness_weight K(rho) + mass_weight M into the PETSc matrix.
+  /// Stiffness-weighted K(rho) + mass-weighted M into the linear system's matrix.
   void assemble(double stiffness_weight, double mass_weight);
-  SolveInfo run_ksp(const char* what);
 
   const Domain& m_domain;
   ElasticitySpec m_spec;
-  Lame m_lame;
   std::unique_ptr<HaloPlan> m_node_halo;
+  NodeNumbering m_numbering;
+  Assembler m_assembler;
   Field m_density;
-  Field m_node_id; ///< global node number (as a double), ghosts filled
-  NodeVector m_u, m_f, m_fixed;
-  Kokkos::View<double*, MemorySpace> m_k0, m_m0;
+  NodeVector m_u, m_f;
+  std::unique_ptr<Supports> m_supports;
+  std::unique_ptr<LinearSystem> m_system;
   /// The weights of the operator assemble_operator() last assembled ({-1, -1}: none).
   std::array<double, 2> m_operator_weights{-1.0, -1.0};
-  long m_owned_nodes = 0, m_first_node = 0, m_global_dofs = 0;
   long m_total_iterations = 0;
-  std::unique_ptr<Petsc> m_petsc;
 };
 
 } // namespace elasticity

@@ -16,6 +16,7 @@
 /// without prefix and applied under this solver's prefix.
 
 #include "undertow/solvers/linear/multigrid.hpp"
+#include "undertow/solvers/linear/petsc_options.hpp"
 
 #include <array>
 #include <memory>
@@ -69,7 +70,7 @@ class PressurePoisson {
   void apply(const Field& p, Field& out);
 
   /// True if the operator has the constants as null space (no Dirichlet face).
-  bool singular() const { return m_null != nullptr; }
+  bool singular() const { return static_cast<bool>(m_null); }
   /// "cg + hypre": the Krylov method and preconditioner in use, after options. Not collective.
   std::string method() const;
   /// The geometric multigrid preconditioner, or null if another one is in use.
@@ -89,11 +90,12 @@ class PressurePoisson {
 
   const Domain& m_domain;
   PoissonSpec m_spec;
-  DM m_da = nullptr;
-  Mat m_matrix = nullptr;
-  KSP m_ksp = nullptr;
-  Vec m_x = nullptr, m_b = nullptr;
-  MatNullSpace m_null = nullptr;
+  SolverOptions m_options; ///< spec.options under spec.prefix, never in the global database
+  PetscHandle<DM, DMDestroy> m_da;
+  PetscHandle<Mat, MatDestroy> m_matrix;
+  PetscHandle<KSP, KSPDestroy> m_ksp;
+  PetscHandle<Vec, VecDestroy> m_x, m_b;
+  PetscHandle<MatNullSpace, MatNullSpaceDestroy> m_null;
   HostView m_host; ///< reused host buffer on device memory spaces
   std::unique_ptr<GeometricMultigrid> m_multigrid;
   std::string m_pc_failure; ///< what went wrong inside the PCSHELL callback

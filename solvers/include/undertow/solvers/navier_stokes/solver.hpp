@@ -10,6 +10,9 @@
 /// w -= G psi. Because projection is linear and fixes divergence-free fields with the same boundary
 /// values, projecting each combination equals combining projected Euler steps. The pressure is
 /// psi / (2/3 dt) from the last stage. With L = D G exactly, div u is zero to the solver tolerance.
+///
+/// NavierStokes holds the state and takes steps; what is measured of a flow (divergence,
+/// energies, Courant number, cell fields for output) is in diagnostics.hpp.
 
 #include "undertow/core/field.hpp"
 #include "undertow/core/halo.hpp"
@@ -66,17 +69,10 @@ class NavierStokes {
   /// Velocity component c (faces normal to axis c) and the kinematic pressure p / rho [m^2/s^2].
   Field& velocity(int c) { return m_u[c]; }
   const Field& velocity(int c) const { return m_u[c]; }
+  /// The three components together (the unused z one in 2D), as prepare() takes them.
+  std::array<Field, 3>& velocity() { return m_u; }
+  const std::array<Field, 3>& velocity() const { return m_u; }
   const Field& pressure() const { return m_p; }
-
-  /// Cell-centred fields for output, written to the owned cells of `out` (a cell field with
-  /// ghosts >= 0). Velocity component c: the mean of the cell's two faces [m/s]. Vorticity
-  /// component a (2D: a = 2 only): the mean of the four edge values around the cell [1/s].
-  /// Collective (they fill the velocity ghosts).
-  void cell_velocity(int c, Field& out);
-  void cell_vorticity(int a, Field& out);
-  /// The union of the obstacle masks at cell centres (mean over the cell's faces), 0 without
-  /// obstacles. Not collective.
-  void cell_mask(Field& out) const;
 
   /// Imposes the boundary conditions on the current velocity and projects it onto divergence-free
   /// fields: call after setting an initial condition. Collective.
@@ -99,27 +95,9 @@ class NavierStokes {
   /// Collective.
   void project(std::array<Field, 3>& u, double scale);
 
-  /// max over cells of |div u| [1/s], with boundary values and halos brought up to date.
-  /// Collective.
-  double max_divergence();
-  /// Kinetic energy per unit mass and volume, 1/2 <|u|^2> [m^2/s^2]. Collective.
-  double kinetic_energy() const;
-  /// Enstrophy per unit volume, 1/2 <|curl u|^2> [1/s^2], from the vorticity on cell edges
-  /// (corners in 2D). Collective.
-  double enstrophy();
-  /// Value of the cell-centred field `f` in the cell containing point x (0 if outside the box).
-  /// Collective.
-  double probe(const Field& f, const std::array<double, 3>& x) const;
-  /// max over faces of |u_c|, per component [m/s]. Collective.
-  std::array<double, 3> max_velocity() const;
-  /// Advective Courant number dt * max_c |u_c| / h_c summed over axes. Collective.
-  double courant(double dt) const;
   /// `cfl` times the linear stability limit of SSP-RK3 for the current velocity (advection,
   /// sqrt(3)) and the viscosity (diffusion, 2.5), whichever is tighter. Collective.
   double stable_dt(double cfl) const;
-  /// True if any velocity value is NaN or infinite. Collective.
-  bool has_nonfinite() const;
-
   double time() const { return m_time; }
   long steps() const { return m_steps; }
 
@@ -152,6 +130,8 @@ class NavierStokes {
   /// The design field on the owned faces of component c (mean of the two cells); empty without.
   const Field& design_face(int c) const { return m_design_face[c]; }
   std::size_t obstacle_count() const { return m_masks.size(); }
+  /// True if the flow is penalised anywhere: obstacles or a design field.
+  bool penalised() const { return m_penalised_flow; }
   /// The potential psi of the last projection (owned cells and ghosts).
   const Field& potential() const { return m_psi; }
   /// A new zeroed velocity-shaped triple (component c on faces normal to c, ghost width 1).
@@ -166,8 +146,6 @@ class NavierStokes {
   friend class NavierStokesAdjoint;
   HaloPlan& velocity_halo(int c) { return *m_velocity_halo[c]; }
   linear::PressurePoisson& poisson() { return m_poisson; }
-  /// True if the flow is penalised anywhere: obstacles or a design field.
-  bool penalised() const { return m_penalised_flow; }
 
   const Domain& m_domain;
   NavierStokesParams m_params;
@@ -192,13 +170,6 @@ class NavierStokes {
   int m_poisson_iterations = 0;
   Timers m_timers;
 };
-
-/// Kinetic energy per unit mass and volume, 1/2 <|u|^2> [m^2/s^2], of a velocity triple.
-/// Collective.
-double kinetic_energy(const Domain& domain, const std::array<Field, 3>& u);
-/// Enstrophy per unit volume, 1/2 <|curl u|^2> [1/s^2], from the edge vorticity of a velocity
-/// triple whose ghosts are up to date (NavierStokes::prepare). Collective.
-double enstrophy(const Domain& domain, const std::array<Field, 3>& u);
 
 /// A velocity field given as a function: component c at (x, y, z) and time t [m/s].
 using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;

@@ -1,6 +1,6 @@
 /// Design parameterisations (shape_design.hpp).
 
-#include "undertow/adjoint/shape_design.hpp"
+#include "undertow/optimisation/shape_design.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
@@ -9,7 +9,9 @@
 #include <cmath>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
+
+using adjoint::ScalarParameter;
 
 namespace {
 
@@ -365,5 +367,5 @@ std::unique_ptr<ShapeDesign> make_star_design(const Control& m, int dim, int obs
   return std::make_unique<StarDesign>(m, dim, obstacle, variables, hold_area, coefficient_bound);
 }
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

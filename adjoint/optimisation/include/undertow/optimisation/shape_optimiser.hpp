@@ -19,16 +19,16 @@
 /// bit for bit, so it reaches the point where it stopped without flow solves and continues to the
 /// same final design.
 
-#include "undertow/adjoint/shape_design.hpp"
 #include "undertow/core/communicator.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/optimisation/shape_design.hpp"
 
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 struct OptimiserSettings {
   bool hold_area = false; ///< (A(x) - A(x0)) / A(x0) = 0 as a constraint (TAOALMM)
@@ -171,5 +171,5 @@ class ShapeOptimiser {
   std::vector<double> m_last_reported;
 };
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

@@ -1,7 +1,7 @@
-#include "undertow/adjoint/elasticity_gradient.hpp"
+#include "undertow/solvers/elasticity/static_adjoint.hpp"
 
 namespace undertow {
-namespace adjoint {
+namespace elasticity {
 
 using elasticity::combine;
 using elasticity::LinearElasticity;
@@ -30,12 +30,12 @@ double chain_through_simp(const Field& density, const Simp& simp, const Field& e
                           Field& grad) {
   const FieldView rho = density.view(), e = energy.view(), g = grad.view();
   for_each(
-      "elasticity_adjoint::density_gradient", density.owned(),
+      "elasticity::adjoint_density_gradient", density.owned(),
       KOKKOS_LAMBDA(long i, long j, long k) {
         g(i, j, k) = -simp.modulus_derivative(rho(i, j, k)) * e(i, j, k);
       });
   return local_sum(
-      "elasticity_adjoint::modulus_gradient", density.owned(),
+      "elasticity::adjoint_modulus_gradient", density.owned(),
       KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
         acc -= simp.modulus_per_E0(rho(i, j, k)) * e(i, j, k);
       });
@@ -78,5 +78,5 @@ StaticGradient static_gradient(LinearElasticity& solver, const StaticObjective& 
   return out;
 }
 
-} // namespace adjoint
+} // namespace elasticity
 } // namespace undertow

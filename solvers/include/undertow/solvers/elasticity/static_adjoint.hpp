@@ -13,7 +13,7 @@
 #include "undertow/solvers/elasticity/elasticity.hpp"
 
 namespace undertow {
-namespace adjoint {
+namespace elasticity {
 
 /// J(u) = compliance_weight * fᵀu + Σ (displacement_weights · u) over owned nodes.
 struct StaticObjective {
@@ -39,5 +39,5 @@ StaticGradient static_gradient(elasticity::LinearElasticity& solver,
 double static_objective(const elasticity::LinearElasticity& solver,
                         const StaticObjective& objective);
 
-} // namespace adjoint
+} // namespace elasticity
 } // namespace undertow

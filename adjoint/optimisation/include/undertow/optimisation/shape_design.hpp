@@ -10,6 +10,7 @@
 /// parameters in obstacles.hpp (so that the adjoint differentiates the mask), and register it in
 /// make_shape_design.
 
+#include "undertow/adjoint/gradient.hpp"
 #include "undertow/adjoint/parameters.hpp"
 
 #include <array>
@@ -18,7 +19,13 @@
 #include <vector>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
+
+// What this layer optimises with: the parameters m of a run, dJ/dm, and the driver of the
+// forward and adjoint sweeps (undertow::adjoint).
+using adjoint::Control;
+using adjoint::Gradient;
+using adjoint::GradientDriver;
 
 class ShapeDesign {
  public:
@@ -81,5 +88,5 @@ std::unique_ptr<ShapeDesign> make_star_design(const Control& m, int dim, int obs
 std::unique_ptr<ShapeDesign> make_cst_design(const Control& m, int dim, int obstacle,
                                              const std::vector<std::string>& variables);
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

@@ -7,11 +7,11 @@
 /// limit and a bisection on the volume multiplier, as in the 88-line reference code
 /// (Andreassen et al. 2011).
 
-#include "undertow/adjoint/density_filter.hpp"
+#include "undertow/optimisation/density_filter.hpp"
 #include "undertow/solvers/elasticity/elasticity.hpp"
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 struct TopologySettings {
   double volume_fraction = 0.5;   ///< allowed mean physical density, in (0, 1)
@@ -62,5 +62,5 @@ class TopologyOptimisation {
   long m_iteration = 0;
 };
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

@@ -12,7 +12,7 @@
 #include <memory>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 class DensityFilter {
  public:
@@ -37,5 +37,5 @@ class DensityFilter {
   Field m_work, m_weight_sum;
 };
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

@@ -1,4 +1,4 @@
-#include "undertow/adjoint/density_filter.hpp"
+#include "undertow/optimisation/density_filter.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
@@ -6,7 +6,7 @@
 #include <cmath>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 namespace {
 
@@ -112,5 +112,5 @@ void DensityFilter::apply_transpose(const Field& g, Field& out) {
   stencil_sum(make_stencil(m_domain, m_work, m_radius, m_reach), m_work, nullptr, false, out);
 }
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

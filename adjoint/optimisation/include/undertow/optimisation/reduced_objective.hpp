@@ -12,8 +12,8 @@
 /// - drag_at_lift:  J = D with the equality constraint L - L* = 0, one adjoint sweep each.
 
 #include "undertow/adjoint/gradient.hpp"
-#include "undertow/adjoint/shape_design.hpp"
-#include "undertow/adjoint/shape_optimiser.hpp"
+#include "undertow/optimisation/shape_design.hpp"
+#include "undertow/optimisation/shape_optimiser.hpp"
 
 #include <array>
 #include <memory>
@@ -21,7 +21,7 @@
 #include <vector>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 class ReducedObjective {
  public:
@@ -72,5 +72,5 @@ make_reduced_objective(const std::string& goal, const std::string& lift_target,
 /// The lift coefficient a drag_at_lift objective holds; throws Error for another objective.
 double lift_target_of(const ReducedObjective& J);
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

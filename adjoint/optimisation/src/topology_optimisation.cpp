@@ -1,15 +1,15 @@
-#include "undertow/adjoint/topology_optimisation.hpp"
+#include "undertow/optimisation/topology_optimisation.hpp"
 
-#include "undertow/adjoint/elasticity_gradient.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/solvers/elasticity/static_adjoint.hpp"
 
 #include <chrono>
 #include <cmath>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 namespace {
 
@@ -107,8 +107,8 @@ TopologyIteration TopologyOptimisation::step() {
   out.seconds_solve = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
-  StaticObjective compliance;
-  const StaticGradient g = static_gradient(m_solver, compliance);
+  elasticity::StaticObjective compliance;
+  const elasticity::StaticGradient g = elasticity::static_gradient(m_solver, compliance);
   out.compliance = g.value;
   m_filter.apply_transpose(g.density, m_dc);
   out.seconds_sensitivity = seconds_since(start);
@@ -142,5 +142,5 @@ TopologyIteration TopologyOptimisation::step() {
   return out;
 }
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

@@ -1,10 +1,10 @@
 /// Shape optimisation with TAO (shape_optimiser.hpp).
 
-#include "undertow/adjoint/shape_optimiser.hpp"
+#include "undertow/optimisation/shape_optimiser.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/io/files.hpp"
-#include "undertow/solvers/linear/petsc_session.hpp"
+#include "undertow/solvers/linear/petsc_options.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -17,7 +17,7 @@
 #include <sstream>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 namespace {
 
@@ -420,26 +420,6 @@ VecHandle make_vector(const std::vector<double>& values) {
   return v;
 }
 
-/// Puts optimize.petsc_options into PETSc's options database for one solve and takes them out
-/// again after it, so that they reach no later solver.
-class ScopedOptions {
- public:
-  explicit ScopedOptions(const std::string& options) : m_names(tao_option_names(options)) {
-    if (!options.empty())
-      linear::check_petsc(PetscOptionsInsertString(nullptr, options.c_str()),
-                          "PetscOptionsInsertString (optimize.petsc_options)");
-  }
-  ~ScopedOptions() {
-    for (const auto& name : m_names)
-      PetscOptionsClearValue(nullptr, name.c_str());
-  }
-  ScopedOptions(const ScopedOptions&) = delete;
-  ScopedOptions& operator=(const ScopedOptions&) = delete;
-
- private:
-  std::vector<std::string> m_names;
-};
-
 /// The flow and geometry constraints of `optimiser` as TAO's equality and inequality routines,
 /// with their vectors and Jacobians. Not collective.
 void configure_constraints(const ShapeOptimiser& optimiser, std::size_t n, Tao tao, void* context,
@@ -466,6 +446,37 @@ void configure_constraints(const ShapeOptimiser& optimiser, std::size_t n, Tao t
     check_petsc(TaoSetJacobianInequalityRoutine(tao, ai, ai, tao_inequality_jacobian, context),
                 "TaoSetJacobianInequalityRoutine");
   }
+}
+
+/// The augmented Lagrangian's settings, once `tao` is TAOALMM; returns its subsolver.
+/// Powell-Hestenes-Rockafellar: no slack variables for the inequalities, and the first penalty
+/// from |J| and the violations. (The classic formulation's BLMVM subproblems took 5-20 times the
+/// evaluations on the problems of tests/mpi/test_shape_optimiser.cpp, with line searches that
+/// failed after a multiplier update.) PHR holds the constraints to the gradient's tolerance.
+/// Not collective (TAO runs on PETSC_COMM_SELF).
+Tao configure_almm(Tao tao, const OptimiserSettings& settings) {
+  using linear::check_petsc;
+  Tao designer = nullptr;
+  check_petsc(TaoSetConstraintTolerances(tao, settings.gradient_tolerance, 0),
+              "TaoSetConstraintTolerances");
+  check_petsc(TaoALMMSetType(tao, TAO_ALMM_PHR), "TaoALMMSetType");
+  check_petsc(TaoALMMGetSubsolver(tao, &designer), "TaoALMMGetSubsolver");
+  check_petsc(TaoSetType(designer, TAOBLMVM), "TaoSetType");
+  check_petsc(TaoSetTolerances(designer, settings.gradient_tolerance, 0, 0), "TaoSetTolerances");
+  check_petsc(TaoSetMaximumIterations(designer, static_cast<PetscInt>(settings.max_iterations)),
+              "TaoSetMaximumIterations");
+  return designer;
+}
+
+/// The gradient tolerance, the iteration limit and 20 evaluations per iteration. Not collective.
+void set_limits(Tao tao, const OptimiserSettings& settings) {
+  using linear::check_petsc;
+  check_petsc(TaoSetTolerances(tao, settings.gradient_tolerance, 0, 0), "TaoSetTolerances");
+  check_petsc(TaoSetMaximumIterations(tao, static_cast<PetscInt>(settings.max_iterations)),
+              "TaoSetMaximumIterations");
+  check_petsc(
+      TaoSetMaximumFunctionEvaluations(tao, static_cast<PetscInt>(20 * settings.max_iterations)),
+      "TaoSetMaximumFunctionEvaluations");
 }
 
 } // namespace
@@ -496,37 +507,21 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   if (equalities() + inequalities() > 0) {
     check_petsc(TaoSetType(tao, TAOALMM), "TaoSetType");
     configure_constraints(*this, n, tao, &context, ce, ae, ci, ai);
-    // Powell-Hestenes-Rockafellar: no slack variables for the inequalities, and the first
-    // penalty from |J| and the violations. (The classic formulation's BLMVM subproblems took
-    // 5-20 times the evaluations on the problems of tests/mpi/test_shape_optimiser.cpp, with
-    // line searches that failed after a multiplier update.) PHR holds the constraints to the
-    // gradient's tolerance.
-    check_petsc(TaoSetConstraintTolerances(tao, m_settings.gradient_tolerance, 0),
-                "TaoSetConstraintTolerances");
-    check_petsc(TaoALMMSetType(tao, TAO_ALMM_PHR), "TaoALMMSetType");
-    check_petsc(TaoALMMGetSubsolver(tao, &designer), "TaoALMMGetSubsolver");
-    check_petsc(TaoSetType(designer, TAOBLMVM), "TaoSetType");
-    check_petsc(TaoSetTolerances(designer, m_settings.gradient_tolerance, 0, 0),
-                "TaoSetTolerances");
-    check_petsc(TaoSetMaximumIterations(designer, static_cast<PetscInt>(m_settings.max_iterations)),
-                "TaoSetMaximumIterations");
+    designer = configure_almm(tao, m_settings);
   } else {
     check_petsc(TaoSetType(tao, TAOBLMVM), "TaoSetType");
     designer = tao;
   }
-  // After TaoSetType, which may reset them.
-  check_petsc(TaoSetTolerances(tao, m_settings.gradient_tolerance, 0, 0), "TaoSetTolerances");
-  check_petsc(TaoSetMaximumIterations(tao, static_cast<PetscInt>(m_settings.max_iterations)),
-              "TaoSetMaximumIterations");
-  check_petsc(
-      TaoSetMaximumFunctionEvaluations(tao, static_cast<PetscInt>(20 * m_settings.max_iterations)),
-      "TaoSetMaximumFunctionEvaluations");
+  set_limits(tao, m_settings); // after TaoSetType, which may reset them
   check_petsc(TaoSetMonitor(designer, monitor, &context, nullptr), "TaoSetMonitor");
   check_petsc(TaoSetConvergenceTest(tao, convergence_test, &context), "TaoSetConvergenceTest");
   if (designer != tao)
     check_petsc(TaoSetConvergenceTest(designer, convergence_test, &context),
                 "TaoSetConvergenceTest");
-  const ScopedOptions options(m_settings.petsc_options);
+  // optimize.petsc_options live in the optimiser's own database, active while TAO reads them.
+  linear::SolverOptions options;
+  options.insert(m_settings.petsc_options);
+  const auto active = options.activate();
   check_petsc(TaoSetFromOptions(tao), "TaoSetFromOptions (optimize.petsc_options)");
 
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
@@ -552,5 +547,5 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   return result;
 }
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

@@ -1,4 +1,4 @@
-#include "undertow/adjoint/reduced_objective.hpp"
+#include "undertow/optimisation/reduced_objective.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 namespace undertow {
-namespace adjoint {
+namespace optimisation {
 
 Control ReducedObjective::parameters(const std::vector<double>& x) const {
   Control m = m_m0;
@@ -134,5 +134,5 @@ double lift_target_of(const ReducedObjective& J) {
   return at_lift->target();
 }
 
-} // namespace adjoint
+} // namespace optimisation
 } // namespace undertow

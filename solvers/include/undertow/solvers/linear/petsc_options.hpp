@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// A PETSc options database of one solver, so that library code never edits PETSc's global
+/// database. It starts as a copy of the global one (PETSC_OPTIONS, ~/.petscrc: what the user
+/// gave), takes the solver's own options and defaults, and is made the default database only
+/// while the solver's PETSc objects read options: at set-up and in every solve, since some of
+/// them (multigrid levels, a GAMG hierarchy rebuilt for a new operator) read theirs late.
+
+#include "undertow/solvers/linear/petsc_session.hpp"
+
+#include <string>
+
+namespace undertow {
+namespace linear {
+
+class SolverOptions {
+ public:
+  /// A copy of the global options database. Not collective.
+  SolverOptions();
+
+  /// Inserts options written as on a command line ("-pc_type gamg -ksp_monitor"); they replace
+  /// values already there. Not collective, but every rank must insert alike.
+  void insert(const std::string& options);
+  /// Sets `name` ("-elasticity_pc_gamg_esteig_ksp_type") to `value` unless it has a value
+  /// already (the user's win). Not collective.
+  void set_default(const std::string& name, const std::string& value);
+  /// True if `name` has been given. Not collective.
+  bool has(const std::string& name) const;
+
+  /// While an Active lives, this database is PETSc's default one; the previous default comes
+  /// back when it goes, also when an exception unwinds. Scopes must nest. Not collective.
+  class Active {
+   public:
+    explicit Active(const SolverOptions& options);
+    ~Active();
+    Active(const Active&) = delete;
+    Active& operator=(const Active&) = delete;
+  };
+  Active activate() const { return Active(*this); }
+
+ private:
+  PetscHandle<PetscOptions, PetscOptionsDestroy> m_options;
+};
+
+} // namespace linear
+} // namespace undertow

@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// What is measured of a Navier-Stokes flow, apart from stepping it: divergence, kinetic energy
+/// and enstrophy, the largest velocities and the Courant number, non-finite values, point
+/// probes, and the cell-centred fields that output writes. Functions taking a NavierStokes& bring
+/// the velocity's boundary values and ghosts up to date first (NavierStokes::prepare).
+
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+namespace undertow {
+namespace navier_stokes {
+
+/// max over cells of |div u| [1/s]. Collective.
+double max_divergence(NavierStokes& ns);
+/// Kinetic energy per unit mass and volume, 1/2 <|u|^2> [m^2/s^2]. Collective.
+double kinetic_energy(const NavierStokes& ns);
+/// The same of a velocity triple. Collective.
+double kinetic_energy(const Domain& domain, const std::array<Field, 3>& u);
+/// Enstrophy per unit volume, 1/2 <|curl u|^2> [1/s^2], from the vorticity on cell edges
+/// (corners in 2D). Collective.
+double enstrophy(NavierStokes& ns);
+/// The same of a velocity triple whose ghosts are up to date (NavierStokes::prepare).
+/// Collective.
+double enstrophy(const Domain& domain, const std::array<Field, 3>& u);
+/// max over faces of |u_c|, per component [m/s]. Collective.
+std::array<double, 3> max_velocity(const NavierStokes& ns);
+/// Advective Courant number dt * max_c |u_c| / h_c summed over axes (dt [s]). Collective.
+double courant(const NavierStokes& ns, double dt);
+/// True if any velocity value is NaN or infinite. Collective.
+bool has_nonfinite(const NavierStokes& ns);
+/// Value of the cell-centred field `f` in the cell containing the point x [m] (0 if outside the
+/// box). Collective.
+double probe(const Domain& domain, const Field& f, const std::array<double, 3>& x);
+
+/// Cell-centred fields for output, written to the owned cells of `out` (a cell field with
+/// ghosts >= 0). Velocity component c: the mean of the cell's two faces [m/s]. Vorticity
+/// component a (2D: a = 2 only): the mean of the four edge values around the cell [1/s].
+/// Collective (they fill the velocity ghosts).
+void cell_velocity(NavierStokes& ns, int c, Field& out);
+void cell_vorticity(NavierStokes& ns, int a, Field& out);
+/// The union of the obstacle masks at cell centres (mean over the cell's faces), 0 without
+/// obstacles. Not collective.
+void cell_mask(const NavierStokes& ns, Field& out);
+
+} // namespace navier_stokes
+} // namespace undertow

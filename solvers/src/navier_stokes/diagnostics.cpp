@@ -1,0 +1,155 @@
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
+
+#include "undertow/core/reductions.hpp"
+#include "undertow/solvers/navier_stokes/operators.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace navier_stokes {
+
+double max_divergence(NavierStokes& ns) {
+  std::array<Field, 3>& u = ns.velocity();
+  ns.prepare(u);
+  const Velocity v = velocity_views(u);
+  const Domain& domain = ns.domain();
+  const int dim = domain.dim();
+  const double ih[3] = {1.0 / domain.spacing(0), 1.0 / domain.spacing(1), 1.0 / domain.spacing(2)};
+  return domain.comm().max(local_max(
+      "ns::max_divergence", ns.pressure().owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& m) {
+        const double d = math::abs(divergence(v, dim, ih, i, j, k));
+        m = d > m ? d : m;
+      }));
+}
+
+double kinetic_energy(const NavierStokes& ns) {
+  return kinetic_energy(ns.domain(), ns.velocity());
+}
+
+double enstrophy(NavierStokes& ns) {
+  std::array<Field, 3>& u = ns.velocity();
+  ns.prepare(u);
+  return enstrophy(ns.domain(), u);
+}
+
+double kinetic_energy(const Domain& d, const std::array<Field, 3>& u) {
+  double twice = 0;
+  for (int c = 0; c < d.dim(); ++c)
+    twice += global_dot(d.comm(), u[c], u[c]) / double(u[c].layout().global.size());
+  return 0.5 * twice;
+}
+
+double enstrophy(const Domain& d, const std::array<Field, 3>& u) {
+  Velocity v;
+  for (int c = 0; c < 3; ++c)
+    v.u[c] = u[c].view();
+  const int dim = d.dim();
+  const double ih[3] = {1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)};
+  const FieldLayout cells = d.layout(Location::Cell, u[0].layout().ghost);
+  const double sum = local_sum(
+      "ns::enstrophy", cells.owned, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
+          const double w = edge_vorticity(v, a, ih, i, j, k);
+          acc += w * w;
+        }
+      });
+  return 0.5 * d.comm().sum(sum) / double(cells.global.size());
+}
+
+void cell_velocity(NavierStokes& ns, int c, Field& out) {
+  std::array<Field, 3>& vel = ns.velocity();
+  ns.prepare(vel);
+  const FieldView u = vel[c].view(), o = out.view();
+  const IndexShift sh = index_shift(out, vel[c]);
+  for_each(
+      "ns::cell_velocity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
+        o(i, j, k) = 0.5 * (u(fi, fj, fk) + at(u, fi, fj, fk, c, 1));
+      });
+}
+
+void cell_vorticity(NavierStokes& ns, int a, Field& out) {
+  std::array<Field, 3>& vel = ns.velocity();
+  ns.prepare(vel);
+  const Velocity v = velocity_views(vel);
+  const Domain& domain = ns.domain();
+  const double ih[3] = {1.0 / domain.spacing(0), 1.0 / domain.spacing(1), 1.0 / domain.spacing(2)};
+  const FieldView o = out.view();
+  const IndexShift sh = index_shift(out, vel[0]); // every component has the same ghost width
+  for_each(
+      "ns::cell_vorticity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        o(i, j, k) = cell_centre_vorticity(v, a, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
+      });
+}
+
+void cell_mask(const NavierStokes& ns, Field& out) {
+  fill_value(out, out.owned(), 0.0);
+  if (!ns.penalised())
+    return;
+  const int dim = ns.domain().dim();
+  const FieldView o = out.view();
+  for (int c = 0; c < dim; ++c) {
+    const FieldView m = ns.total_mask(c).view();
+    const IndexShift sh = index_shift(out, ns.total_mask(c));
+    for_each(
+        "ns::cell_mask", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+          const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
+          o(i, j, k) += 0.5 * (m(fi, fj, fk) + at(m, fi, fj, fk, c, 1)) / double(dim);
+        });
+  }
+}
+
+double probe(const Domain& domain, const Field& f, const std::array<double, 3>& x) {
+  const FieldLayout& l = f.layout();
+  double value = 0;
+  bool inside = true;
+  long idx[3];
+  for (int a = 0; a < 3; ++a) {
+    const long global =
+        a < domain.dim()
+            ? static_cast<long>(std::floor((x[a] - domain.spec().origin[a]) / domain.spacing(a)))
+            : 0;
+    idx[a] = global - l.global_offset[a];
+    inside = inside && idx[a] >= l.owned.begin[a] && idx[a] < l.owned.end[a];
+  }
+  if (inside) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.view());
+    value = host(idx[0], idx[1], idx[2]);
+  }
+  return domain.comm().sum(value);
+}
+
+std::array<double, 3> max_velocity(const NavierStokes& ns) {
+  const Domain& domain = ns.domain();
+  std::array<double, 3> out{0, 0, 0};
+  for (int c = 0; c < domain.dim(); ++c)
+    out[c] = global_max_abs(domain.comm(), ns.velocity(c));
+  return out;
+}
+
+double courant(const NavierStokes& ns, double dt) {
+  const Domain& domain = ns.domain();
+  const auto umax = max_velocity(ns);
+  double sum = 0;
+  for (int c = 0; c < domain.dim(); ++c)
+    sum += umax[c] / domain.spacing(c);
+  return dt * sum;
+}
+
+bool has_nonfinite(const NavierStokes& ns) {
+  const Domain& domain = ns.domain();
+  double bad = 0;
+  for (int c = 0; c < domain.dim(); ++c) {
+    const FieldView v = ns.velocity(c).view();
+    bad += local_sum(
+        "ns::count_nonfinite", ns.velocity(c).owned(),
+        KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          acc += math::isfinite(v(i, j, k)) ? 0.0 : 1.0;
+        });
+  }
+  return domain.comm().sum(bad) > 0;
+}
+
+} // namespace navier_stokes
+} // namespace undertow
