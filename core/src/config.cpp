@@ -258,7 +258,18 @@ std::string ConfigSchema::markdown() const {
 RawConfig RawConfig::parse(const std::string& ini_text, const std::string& source,
                            const std::vector<std::string>& overrides) {
   RawConfig raw;
-  std::istringstream in(ini_text);
+  // Editors write a UTF-8 byte-order mark, Windows CR LF and old Macs CR alone: read them all
+  // as plain lines.
+  std::string text = ini_text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? ini_text.substr(3) : ini_text;
+  std::string lines;
+  lines.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r')
+      lines += text[i];
+    else if (i + 1 >= text.size() || text[i + 1] != '\n')
+      lines += '\n';
+  }
+  std::istringstream in(lines);
   po::options_description none;
   po::parsed_options parsed(&none);
   try {

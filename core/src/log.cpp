@@ -102,6 +102,10 @@ std::string format(const char* fmt, double a, double b, double c) {
 }
 
 std::string format_duration(double seconds) {
+  if (!(seconds >= 0))
+    return "--:--:--"; // not yet known
+  if (seconds > 1e8)
+    return "> 3 years";
   const long s = static_cast<long>(seconds + 0.5);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);

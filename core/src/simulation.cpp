@@ -35,6 +35,14 @@ void Clock::validate() const {
     throw ConfigError("the time step is undefined: set time.dt > 0 or time.cfl > 0");
   if (std::isinf(t_end) && max_steps < 0 && !(walltime > 0))
     throw ConfigError("the run would never end: set time.t_end");
+  // A step count that no machine finishes is a typo (dt = 1e-300), not a run to start.
+  constexpr double kMostSteps = 1e10;
+  if (fixed_dt > 0 && std::isfinite(t_end) && max_steps < 0 &&
+      std::abs(t_end) / fixed_dt > kMostSteps)
+    throw ConfigError(format("time.t_end = %g with time.dt = %g asks for ", t_end, fixed_dt) +
+                      format("%.3g steps, more than any run can take (at most %.0e): raise "
+                             "time.dt or lower time.t_end",
+                             std::abs(t_end) / fixed_dt, kMostSteps));
   if (walltime < 0)
     throw ConfigError("the walltime budget must be positive, got " + std::to_string(walltime));
 }

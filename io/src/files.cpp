@@ -58,19 +58,39 @@ void make_directories(const std::string& path) {
 }
 
 std::string read_file(const std::string& path) {
-  if (!std::filesystem::exists(path))
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec))
     throw ConfigError("file '" + path +
                       "' does not exist; check the path (relative paths are "
                       "taken from the current directory, " +
-                      std::filesystem::current_path().string() + ").");
+                      fs::current_path().string() + ").");
+  // Only a regular file has an end: a device (/dev/zero), a FIFO or a directory does not.
+  if (!fs::is_regular_file(path, ec))
+    throw ConfigError("cannot read '" + path + "': " +
+                      (fs::is_directory(path, ec) ? std::string("it is a directory")
+                                                  : std::string("it is not a regular file")) +
+                      "; give the path of a text file.");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMostInputBytes)
+    throw ConfigError("cannot read '" + path + "': it holds " + std::to_string(size) +
+                      " bytes, more than an input text file may (" +
+                      std::to_string(kMostInputBytes) + "); is it the right file?");
   std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path))
-    throw ConfigError(
-        "cannot read '" + path + "': " +
-        (std::filesystem::is_directory(path) ? std::string("it is a directory") : reason()));
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  if (!in)
+    throw ConfigError("cannot read '" + path + "': " + reason());
+  std::string text;
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMostInputBytes)
+      throw ConfigError("cannot read '" + path +
+                        "': it is longer than an input text file may be (" +
+                        std::to_string(kMostInputBytes) + " bytes)");
+  }
+  if (in.bad())
+    throw ConfigError("cannot read '" + path + "': " + reason() + " (a read error)");
+  return text;
 }
 
 } // namespace io

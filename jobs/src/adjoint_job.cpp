@@ -26,18 +26,16 @@ const LoadedCase& navier_stokes_case(const LoadedCase& loaded, const std::string
 AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std::string& command,
                        const std::string& file, const std::string& restart, long progress_every)
     : loaded(navier_stokes_case(l, command)), config(l.config), case_file(file),
-      domain(comm, DomainSpec::from_config(l.config)), log(comm),
+      domain(comm, DomainSpec::from_config(l.config)), log(comm), output(comm, l.output_dir),
       driver(
           domain,
           [this](navier_stokes::NavierStokes& ns) {
             return adjoint::make_objective({config, case_file, ns});
           },
           log, progress_every) {
-  const std::string& dir = loaded.output_dir;
   run_on_root(comm, [&] {
-    io::make_directories(dir);
-    io::write_file_atomic(dir + "/config.ini", config.to_ini());
-    log.attach_file(dir + "/" + command + ".log");
+    io::write_file_atomic(output.path("config.ini"), config.to_ini());
+    log.attach_file(output.path(command + ".log"));
   });
   log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " " + command + ": case '" +
            loaded.name + "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " +

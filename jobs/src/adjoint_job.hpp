@@ -5,6 +5,7 @@
 
 #include "flow_outputs.hpp"
 #include "models.hpp"
+#include "pending_output.hpp"
 
 #include "undertow/adjoint/gradient.hpp"
 
@@ -16,8 +17,9 @@ namespace jobs {
 
 struct AdjointJob {
   /// Refuses a case of another model (ConfigError naming `command`), creates the output
-  /// directory with config.ini and <command>.log, prints the header, reads m (the initial
-  /// velocity of initial.* or of `restart`) and checks the objective. Collective.
+  /// directory with config.ini and <command>.log (pending until output.commit()), prints the
+  /// header, reads m (the initial velocity of initial.* or of `restart`) and checks the objective.
+  /// Collective.
   AdjointJob(const Communicator& comm, const LoadedCase& loaded, const std::string& command,
              const std::string& case_file, const std::string& restart, long progress_every);
 
@@ -26,6 +28,9 @@ struct AdjointJob {
   std::string case_file; ///< for data files named relative to it
   Domain domain;
   Log log;
+  /// config.ini and <command>.log stay pending until the command calls output.commit(), once
+  /// it has checked what it was given (--resume, --restart): a refused command changes nothing.
+  PendingOutput output;
   adjoint::Control m;
   adjoint::GradientDriver driver;
   /// The outputs the case asks of a flow ([fields], [diagnostics], [restart]) of the forward

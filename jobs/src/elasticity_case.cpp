@@ -356,6 +356,7 @@ RunResult run_elasticity(const RunContext& ctx) {
                (dim == 2 ? (spec.plane_stress ? ", plane stress" : ", plane strain") : "") +
                (spec.solver == elasticity::LinearSolver::Direct ? ", MUMPS LU" : ", CG + GAMG"));
 
+  ctx.accept();
   if (cfg.get_bool("dynamics.enabled")) {
     ElasticityFieldWriter fields(ctx, "the simulated time [s]");
     return run_elastodynamics(ctx, solver, fields, probe);

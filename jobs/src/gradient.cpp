@@ -348,6 +348,7 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   {
     navier_stokes::NavierStokes ns(job.domain, job.m.flow);
     checkpointing = checkpointing_from(cfg, ns, steps, dir, opt.resume);
+    job.output.commit(); // --resume and the checkpoint plan are accepted
     job.driver.set_checkpointing(checkpointing);
     print_plan(job.log, checkpointing, ns, steps);
   }

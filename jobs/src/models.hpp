@@ -8,6 +8,7 @@
 #include "undertow/core/log.hpp"
 #include "undertow/io/json.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,15 @@ struct RunContext {
   std::string output_dir;
   bool check_requested = false; ///< --check given: a model without a reference refuses early
   std::string restart_file;     ///< --restart: continue from this file (empty: start afresh)
+  /// Call once the run is set up and accepted (restart loaded, inputs checked), before writing
+  /// into the output folder: until then a refused run leaves the folder as it was
+  /// (PendingOutput). May be empty.
+  std::function<void()> accept_outputs;
+
+  void accept() const {
+    if (accept_outputs)
+      accept_outputs();
+  }
 };
 
 /// What a model hands back: figures for the report and the outcome of its reference check.

@@ -354,6 +354,7 @@ RunResult run_navier_stokes(const RunContext& ctx) {
 
   FlowStepper stepper(ns);
   Simulation sim(ctx.domain.comm(), stepper, flow_clock(ctx, ns), first_step);
+  ctx.accept();
   FlowOutputs outputs(cfg, ns, ctx.output_dir, ctx.case_file, FlowOutputKinds{}, ctx.log);
   outputs.attach(sim);
   sim.run();

@@ -541,7 +541,14 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   AdjointJob job(comm, loaded, "optimize", opt.case_file, "", 0);
   const Config& cfg = loaded.config;
   const std::string& dir = loaded.output_dir;
-  run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
+  // A --resume of a folder that is not this case's run is refused before anything is written.
+  optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal",
+                                          cfg.hash() + "-ranks" + std::to_string(comm.size()));
+  if (!opt.resume.empty()) {
+    journal.load();
+    job.log.info("resuming: " + std::to_string(journal.size()) +
+                 " recorded evaluations will be replayed without flow solves");
+  }
   const auto design = design_from(cfg, job.m, job.domain.dim());
   optimisation::OptimiserSettings settings = settings_from(cfg, *design, opt);
   job.log.info(describe(cfg, *design, settings));
@@ -555,13 +562,8 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     job.driver.set_checkpointing(
         checkpointing_from(cfg, ns, static_cast<long>(dts.size()), dir, ""));
   }
-  optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal",
-                                          cfg.hash() + "-ranks" + std::to_string(comm.size()));
-  if (!opt.resume.empty()) {
-    journal.load();
-    job.log.info("resuming: " + std::to_string(journal.size()) +
-                 " recorded evaluations will be replayed without flow solves");
-  }
+  job.output.commit();
+  run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
   const auto J = optimisation::make_reduced_objective(cfg.get_string("optimize.objective"),
                                                       cfg.get_string("optimize.lift_target"),
                                                       job.driver, *design, job.m, dts);

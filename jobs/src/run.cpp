@@ -3,6 +3,7 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "models.hpp"
+#include "pending_output.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/field.hpp"
@@ -10,7 +11,9 @@
 #include "undertow/io/files.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -93,12 +96,29 @@ LoadedCase load_case(const Communicator& comm, const std::string& case_file,
   run_on_root(comm, [&] { text = io::read_file(case_file); });
   text = comm.broadcast(text);
   const RawConfig raw = RawConfig::parse(text, case_file, overrides);
+  bool sets_something = false;
+  for (const auto& kv : raw.origin)
+    sets_something = sets_something || kv.second == case_file;
+  if (!sets_something)
+    throw ConfigError("the case file '" + case_file +
+                      "' sets no key (it is empty or holds only comments); a case names its "
+                      "model ([case] model = ...) and that model's keys: start from a file in "
+                      "cases/ (docs/configuration.md lists every key)");
   LoadedCase c;
   c.model = &find_model(raw.get_or("case.model", models().front().name));
   c.config = Config(schema_for(*c.model), raw);
   c.name = c.config.get_string("case.name").empty()
                ? std::filesystem::path(case_file).stem().string()
                : c.config.get_string("case.name");
+  // The name becomes a folder under runs/: it must stay one folder there.
+  if (c.name.empty() || c.name == "." || c.name == ".." ||
+      c.name.find_first_of("/\\") != std::string::npos ||
+      std::any_of(c.name.begin(), c.name.end(),
+                  [](char ch) { return std::iscntrl(static_cast<unsigned char>(ch)) != 0; }))
+    throw ConfigError("case.name = '" + c.name +
+                      "' is not a plain name: it names the run's folder under runs/, so it may "
+                      "hold no '/', '\\', control character, and not be '.' or '..'; use "
+                      "--output to choose another folder");
   c.output_dir = !output.empty()                              ? output
                  : !c.config.get_string("output.dir").empty() ? c.config.get_string("output.dir")
                                                               : "runs/" + c.name;
@@ -119,10 +139,10 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
 
   const Domain domain(comm, DomainSpec::from_config(config));
   Log log(comm);
+  PendingOutput output(comm, output_dir);
   run_on_root(comm, [&] {
-    io::make_directories(output_dir);
-    io::write_file_atomic(output_dir + "/config.ini", config.to_ini());
-    log.attach_file(output_dir + "/run.log");
+    io::write_file_atomic(output.path("config.ini"), config.to_ini());
+    log.attach_file(output.path("run.log"));
   });
 
   log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + ": case '" + case_name +
@@ -136,8 +156,12 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
     throw Error("failure injected with --fail-on-rank " + std::to_string(opt.fail_on_rank) +
                 " (testing aid)");
 
-  const RunContext context{config, opt.case_file, domain, log, output_dir, opt.check, opt.restart};
+  const RunContext context{
+      config, opt.case_file, domain, log, output_dir, opt.check, opt.restart, [&output] {
+        output.commit();
+      }};
   RunResult result = model.run(context);
+  output.commit();
 
   log.info("time per phase (over ranks):");
   log.info(result.timers.report(comm));

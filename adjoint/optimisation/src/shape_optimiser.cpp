@@ -479,6 +479,26 @@ void set_limits(Tao tao, const OptimiserSettings& settings) {
       "TaoSetMaximumFunctionEvaluations");
 }
 
+/// TaoSetFromOptions with optimize.petsc_options (`given`) in `options`. Throws ConfigError
+/// naming the key if PETSc refuses an option, or if no part of TAO read one (misspelled, or not
+/// for this method; -..._view options are read at the end and not checked). Not collective.
+void set_from_options(Tao tao, const linear::SolverOptions& options, const std::string& given) {
+  try {
+    linear::check_petsc(TaoSetFromOptions(tao), "TaoSetFromOptions");
+  } catch (const Error& e) {
+    throw ConfigError("optimize.petsc_options = '" + given + "' was refused by PETSc: " + e.what() +
+                      ". Check each option's name and value, or remove it.");
+  }
+  std::string names;
+  for (const auto& name : options.unused("optimize_"))
+    if (name.find("view") == std::string::npos)
+      names += (names.empty() ? "" : ", ") + name;
+  if (!names.empty())
+    throw ConfigError("optimize.petsc_options: no part of the optimiser (TAO) read " + names +
+                      ": the option is misspelled or does not apply to the chosen method. "
+                      "Correct or remove it.");
+}
+
 } // namespace
 
 OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
@@ -522,7 +542,7 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   linear::SolverOptions options;
   options.insert(m_settings.petsc_options);
   const auto active = options.activate();
-  check_petsc(TaoSetFromOptions(tao), "TaoSetFromOptions (optimize.petsc_options)");
+  set_from_options(tao, options, m_settings.petsc_options);
 
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
   const PetscErrorCode status = TaoSolve(tao);

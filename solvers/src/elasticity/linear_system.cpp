@@ -116,7 +116,14 @@ LinearSystem::LinearSystem(const Domain& domain, const NodeNumbering& numbering,
                                  static_cast<PetscInt>(spec.max_iterations)),
                 "KSPSetTolerances");
   }
-  check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
+  try {
+    check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
+  } catch (const Error& e) {
+    // The user's options (PETSC_OPTIONS, ~/.petscrc) are the same on every rank.
+    throw ConfigError(std::string("the elasticity solver's PETSc options (prefix elasticity_, "
+                                  "from PETSC_OPTIONS or ~/.petscrc) were refused: ") +
+                      e.what());
+  }
 }
 
 void LinearSystem::to_petsc(const NodeVector& v, Vec out) {

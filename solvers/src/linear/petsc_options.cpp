@@ -31,6 +31,24 @@ void SolverOptions::set_default(const std::string& name, const std::string& valu
                 "PetscOptionsSetValue");
 }
 
+std::vector<std::string> SolverOptions::unused(const std::string& prefix) const {
+  PetscInt n = 0;
+  char** names = nullptr;
+  char** values = nullptr;
+  check_petsc(PetscOptionsLeftGet(m_options.get(), &n, &names, &values), "PetscOptionsLeftGet");
+  std::vector<std::string> out;
+  for (PetscInt i = 0; i < n; ++i) {
+    std::string name = names[i] ? names[i] : "";
+    if (!name.empty() && name[0] == '-')
+      name.erase(0, 1);
+    if (name.compare(0, prefix.size(), prefix) == 0)
+      out.push_back("-" + name);
+  }
+  check_petsc(PetscOptionsLeftRestore(m_options.get(), &n, &names, &values),
+              "PetscOptionsLeftRestore");
+  return out;
+}
+
 SolverOptions::Active::Active(const SolverOptions& options) {
   check_petsc(PetscOptionsPush(options.m_options.get()), "PetscOptionsPush");
 }

@@ -128,8 +128,28 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
   check_petsc(KSPSetOptionsPrefix(m_ksp, spec.prefix.c_str()), "KSPSetOptionsPrefix");
   m_options.insert(with_prefix(spec.options, spec.prefix));
   const auto active = m_options.activate();
-  check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
-  check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
+  try {
+    check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
+    check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
+  } catch (const Error& e) {
+    // Every rank reads the same options, so every rank fails alike: a configuration error.
+    throw ConfigError("pressure.petsc_options = '" + spec.options + "' was refused by PETSc: " +
+                      e.what() + ". Check each option's name and value, or remove it.");
+  }
+}
+
+void PressurePoisson::check_options_used() {
+  m_options_checked = true;
+  const std::vector<std::string> unused = m_options.unused(m_spec.prefix);
+  if (unused.empty())
+    return;
+  std::string names;
+  for (const auto& name : unused)
+    names += (names.empty() ? "" : ", ") + name;
+  throw ConfigError("pressure.petsc_options: no part of the pressure solver (" + method() +
+                    ") read " + names +
+                    ": the option is misspelled or does not apply to this method. Correct or "
+                    "remove it.");
 }
 
 void PressurePoisson::setup_preconditioner(PC pc) {
@@ -253,6 +273,9 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
   if (m_null)
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
   exchange(p, m_x, 1.0, false);
+  // After the first solve every option has been read (-ksp_view, for one, at its end).
+  if (!m_options_checked)
+    check_options_used();
   return stats;
 }
 

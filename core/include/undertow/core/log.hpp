@@ -82,7 +82,7 @@ double estimate_eta(double elapsed, double t_start, double time, double t_end);
 /// Seconds of wall time since `start`. Not collective.
 double seconds_since(std::chrono::steady_clock::time_point start);
 
-/// "1:02:03" from seconds.
+/// "h:mm:ss"; "--:--:--" for a negative or unknown duration, "> 3 years" beyond 1e8 s.
 std::string format_duration(double seconds);
 
 /// printf-style formatting of up to three numbers into a string, e.g.

@@ -9,6 +9,7 @@
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <string>
+#include <vector>
 
 namespace undertow {
 namespace linear {
@@ -26,6 +27,12 @@ class SolverOptions {
   void set_default(const std::string& name, const std::string& value);
   /// True if `name` has been given. Not collective.
   bool has(const std::string& name) const;
+
+  /// The options with `prefix` ("pressure_") that no PETSc object has read so far, spelled
+  /// as given ("-pressure_pc_typo"): misspelled or meaningless for the chosen methods. Ask after
+  /// the objects have set up and solved once (some, like -ksp_view, are read at the end of a
+  /// solve). Not collective.
+  std::vector<std::string> unused(const std::string& prefix) const;
 
   /// While an Active lives, this database is PETSc's default one; the previous default comes
   /// back when it goes, also when an exception unwinds. Scopes must nest. Not collective.

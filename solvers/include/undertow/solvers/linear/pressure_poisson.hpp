@@ -55,15 +55,17 @@ struct SolveStats {
 
 class PressurePoisson {
  public:
-  /// Creates the DMDA, assembles -L, sets up the KSP. Collective over the domain's communicator.
+  /// Creates the DMDA, assembles -L, sets up the KSP. Throws ConfigError naming
+  /// pressure.petsc_options if PETSc refuses them. Collective over the domain's communicator.
   PressurePoisson(const Domain& domain, const PoissonSpec& spec);
   ~PressurePoisson();
   PressurePoisson(const PressurePoisson&) = delete;
   PressurePoisson& operator=(const PressurePoisson&) = delete;
 
   /// Solves L p = rhs over the owned cells (ghosts of p are not touched). Throws CollectiveError
-  /// if the solver does not converge, naming the reason and the options that control it.
-  /// Collective.
+  /// if the solver does not converge, naming the reason and the options that control it, and
+  /// after the first solve ConfigError if no part of the solver read an option of
+  /// pressure.petsc_options (misspelled, or not for this method). Collective.
   SolveStats solve(const Field& rhs, Field& p);
 
   /// out = L p over the owned cells, with the assembled matrix (for tests). Collective.
@@ -99,6 +101,10 @@ class PressurePoisson {
   HostView m_host; ///< reused host buffer on device memory spaces
   std::unique_ptr<GeometricMultigrid> m_multigrid;
   std::string m_pc_failure; ///< what went wrong inside the PCSHELL callback
+  bool m_options_checked = false;
+  /// Throws ConfigError naming the options of pressure.petsc_options that nothing read.
+  /// Collective in effect (every rank has the same options).
+  void check_options_used();
 };
 
 } // namespace linear

@@ -1,0 +1,68 @@
+#include "pending_output.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/io/files.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+
+namespace undertow {
+namespace jobs {
+
+namespace {
+std::string pending_name(const std::string& dir, const std::string& name) {
+  return dir + "/." + name + ".pending";
+}
+} // namespace
+
+PendingOutput::PendingOutput(const Communicator& comm, const std::string& dir)
+    : m_root(comm.rank() == 0), m_dir(dir), m_exceptions_at_start(std::uncaught_exceptions()) {
+  run_on_root(comm, [&] {
+    m_created = !std::filesystem::exists(dir);
+    io::make_directories(dir);
+  });
+}
+
+PendingOutput::~PendingOutput() {
+  if (m_committed)
+    return;
+  if (std::uncaught_exceptions() <= m_exceptions_at_start) {
+    try {
+      commit();
+    } catch (...) {
+      // A destructor may not throw; the files keep their pending names.
+    }
+    return;
+  }
+  if (!m_root)
+    return;
+  std::error_code ec;
+  for (const auto& name : m_names)
+    std::filesystem::remove(pending_name(m_dir, name), ec);
+  if (m_created && std::filesystem::is_empty(m_dir, ec))
+    std::filesystem::remove(m_dir, ec);
+}
+
+std::string PendingOutput::path(const std::string& name) {
+  if (m_committed)
+    return m_dir + "/" + name;
+  m_names.push_back(name);
+  return pending_name(m_dir, name);
+}
+
+void PendingOutput::commit() {
+  if (m_committed)
+    return;
+  m_committed = true;
+  if (!m_root)
+    return;
+  for (const auto& name : m_names) {
+    const std::string from = pending_name(m_dir, name), to = m_dir + "/" + name;
+    if (std::rename(from.c_str(), to.c_str()) != 0)
+      throw Error("cannot rename '" + from + "' to '" + to + "'; check the output folder");
+  }
+}
+
+} // namespace jobs
+} // namespace undertow
