@@ -535,11 +535,21 @@ ObjectiveSum make_objective(const ObjectiveContext& ctx) {
   TimeWindow window;
   window.average = cfg.get_string("objective.time") == "average";
   const auto w = cfg.get_real_list("objective.window");
+  const double t_end = cfg.get_real("time.t_end");
+  const bool whole_run = w[0] == 0 && w[1] == 0;
   window.start = w[0];
-  window.end = w[1] > w[0] ? w[1] : cfg.get_real("time.t_end");
-  if (window.average && !(window.end > window.start))
-    throw ConfigError(
-        format("objective.window = %g %g is empty; give start < end [s]", w[0], w[1]));
+  window.end = whole_run ? t_end : w[1];
+  if (window.average && !whole_run) {
+    if (!(w[1] > w[0]))
+      throw ConfigError(format("objective.window = %g %g is empty or inverted; give start < end "
+                               "[s] (0 0 for the whole run)",
+                               w[0], w[1]));
+    if (std::isfinite(t_end) && w[1] > t_end * (1 + 1e-12))
+      throw ConfigError(format("objective.window = %g %g ends after time.t_end = ", w[0], w[1]) +
+                        format("%g: the run never reaches it; end the window by t_end or run "
+                               "longer",
+                               t_end));
+  }
   ObjectiveSum sum(window);
   const std::vector<std::string> names = cfg.get_words("objective.terms");
   if (names.empty())

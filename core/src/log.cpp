@@ -10,7 +10,20 @@
 
 namespace undertow {
 
+namespace {
+/// The file the last attach_file opened: the command's log, kept open for write_to_command_log.
+std::shared_ptr<std::ofstream>& command_log() {
+  static std::shared_ptr<std::ofstream> file;
+  return file;
+}
+} // namespace
+
 Log::Log(const Communicator& comm) : m_root(comm.is_root()) {}
+
+void write_to_command_log(const std::string& line) {
+  if (const auto& file = command_log())
+    *file << line << '\n' << std::flush;
+}
 
 void Log::attach_file(const std::string& path) {
   if (!m_root)
@@ -21,6 +34,7 @@ void Log::attach_file(const std::string& path) {
                 "' for writing; check that the output "
                 "directory is writable");
   m_file = file;
+  command_log() = file;
 }
 
 void Log::info(const std::string& line) const {

@@ -120,7 +120,9 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
 Model advection_diffusion_model() {
   return {"advection_diffusion",
           "passive scalar, uniform velocity, FV2 + SSP-RK3, exact Fourier-mode reference",
-          &declare_advection_diffusion_keys, &run_advection_diffusion};
+          &declare_advection_diffusion_keys, &run_advection_diffusion, [](int) {
+            return 50.0;
+          }};
 }
 
 } // namespace jobs

@@ -1,5 +1,7 @@
 #include "checkpoint_plan.hpp"
 
+#include "memory_check.hpp"
+
 #include "undertow/adjoint/schedules.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/hash.hpp"
@@ -128,10 +130,10 @@ Checkpointing checkpointing_from(const Config& cfg, navier_stokes::NavierStokes&
     const double slots = std::floor((budget - 2 * tape - buffer) / state);
     if (slots < (c.schedule == Checkpointing::Schedule::Multistage ? 0 : 1))
       throw ConfigError("checkpoint.ram = " + cfg.get_string("checkpoint.ram") +
-                        format(" holds no checkpoint of this case: one takes %.2f MiB per rank, "
-                               "and two tapes %.2f MiB; raise it to at least %.1f MiB ",
-                               state / kMiB, 2 * tape / kMiB, (state + 2 * tape + buffer) / kMiB) +
-                        "or put checkpoints on disk (schedule = multistage, disk_slots)");
+                        " holds no checkpoint of this case: one takes " + human_bytes(state) +
+                        " per rank, and two tapes " + human_bytes(2 * tape) +
+                        "; raise it to at least " + human_bytes(state + 2 * tape + buffer, true) +
+                        " or put checkpoints on disk (schedule = multistage, disk_slots)");
     c.ram_slots = static_cast<int>(std::min(slots, 1e6));
   }
   if (c.schedule == Checkpointing::Schedule::All)

@@ -396,7 +396,9 @@ Model elasticity_model() {
   return {"elasticity",
           "linear elasticity, Q1 finite elements, CG + GAMG; static solve or SIMP topology "
           "optimisation (OC, density filter)",
-          &declare_elasticity_keys, &run_elasticity};
+          &declare_elasticity_keys, &run_elasticity, [](int dim) {
+            return dim == 2 ? 4000.0 : 30000.0;
+          }};
 }
 
 } // namespace jobs

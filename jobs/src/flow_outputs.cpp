@@ -66,18 +66,35 @@ DivergenceGuard::DivergenceGuard(NavierStokes& ns, std::string output_dir, doubl
   }
 }
 
-void DivergenceGuard::check(Simulation& sim) {
-  const Domain& domain = m_ns.domain();
+double DivergenceGuard::scale_courant(double dt) const {
+  double sum = 0;
+  for (int c = 0; c < m_ns.domain().dim(); ++c)
+    sum += m_scale / m_ns.domain().spacing(c);
+  return dt * sum;
+}
+
+void DivergenceGuard::require_bounded(const Simulation& sim) {
   const auto umax = max_velocity(m_ns);
   const double largest = std::max({umax[0], umax[1], umax[2]});
-  m_last_courant = courant(m_ns, sim.dt());
-  if (has_nonfinite(m_ns) || largest > 1e3 * m_scale)
-    throw CollectiveError(
-        "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +
-        format(" (t = %.6e): max |u|, |v|, |w| = %.3e, %.3e, ", m_ns.time(), umax[0], umax[1]) +
-        format("%.3e against a velocity scale of %.3e; Courant number %.3f. ", umax[2], m_scale,
-               courant(m_ns, sim.dt())) +
-        "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
+  const bool finite = !has_nonfinite(m_ns) && std::isfinite(largest);
+  if (finite && largest <= 1e3 * m_scale) {
+    m_last_courant = courant(m_ns, sim.dt());
+    return;
+  }
+  throw CollectiveError(
+      "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +
+      format(" (t = %.6e, dt = %.3e): ", m_ns.time(), sim.dt()) +
+      (finite ? format("max |u|, |v|, |w| = %.3e, %.3e, ", umax[0], umax[1]) +
+                    format("%.3e against a velocity scale of %.3e", umax[2], m_scale)
+              : std::string("the velocity holds NaN or infinite values")) +
+      format("; Courant number %.3f at the last check, ", m_last_courant) +
+      format("%.3f for the velocity scale %.3e. ", scale_courant(sim.dt()), m_scale) +
+      "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
+}
+
+void DivergenceGuard::check(Simulation& sim) {
+  const Domain& domain = m_ns.domain();
+  require_bounded(sim);
   double change = 0;
   for (int c = 0; c < domain.dim(); ++c) {
     axpy(-1.0, m_ns.velocity(c), m_previous[c]);
@@ -96,9 +113,10 @@ void DivergenceGuard::check(Simulation& sim) {
 void DivergenceGuard::step_failed(const Simulation& sim, const CollectiveError& e) const {
   throw CollectiveError(
       "the Navier-Stokes run diverged at step " + std::to_string(sim.step() + 1) +
-      format(" (t = %.6e, dt = %.3e; Courant number %.3f at the last check): ", m_ns.time(),
+      format(" (t = %.6e, dt = %.3e; Courant number %.3f at the last check, ", m_ns.time(),
              sim.dt(), m_last_courant) +
-      e.what() + ". Reduce time.cfl or time.dt, or refine the grid." + save_last_good());
+      format("%.3f for the velocity scale %.3e): ", scale_courant(sim.dt()), m_scale) + e.what() +
+      ". Reduce time.cfl or time.dt, or refine the grid." + save_last_good());
 }
 
 /// Writes the velocity of the last check that passed to <output>/last_good_state.h5 and says
@@ -238,6 +256,9 @@ const FlowOutputs::Sample& FlowOutputs::sample(const Simulation& sim) {
 }
 
 void FlowOutputs::write_restart_file(Simulation& sim) {
+  // Never a restart file of a diverged state: the rotation (restart.keep) would delete the good
+  // ones for it.
+  m_guard->require_bounded(sim);
   const std::string written =
       write_restart(m_output_dir + "/restart", m_ns, m_ns.domain(), m_cfg, sim.step(),
                     static_cast<int>(m_cfg.get_int("restart.keep")), sim.dt());

@@ -64,7 +64,8 @@ struct FlowOutputKinds {
 /// The divergence guard and the steady-state test of a flow: every few steps it checks that the
 /// velocity is finite and bounded, measures max |du/dt| since the last check, and asks the
 /// Simulation to stop when the flow is steady. When the run diverges it saves the velocity of the
-/// last check that passed.
+/// last check that passed. The velocity scale is the largest of the initial field and every
+/// boundary velocity.
 class DivergenceGuard {
  public:
   static constexpr long kEvery = 10; ///< steps between checks (besides output steps)
@@ -75,7 +76,11 @@ class DivergenceGuard {
   /// Checks the state after step `sim.step()`; throws CollectiveError if it diverged; requests a
   /// stop at a steady state. Collective.
   void check(Simulation& sim);
-  /// A failed step, told with the Courant number of the last check. Collective.
+  /// Throws CollectiveError (and saves the last good state) if the velocity is not finite or
+  /// beyond 1e3 times the velocity scale. Collective.
+  void require_bounded(const Simulation& sim);
+  /// A failed step, told with the Courant number of the last check and that of the velocity
+  /// scale (which a flow at rest reaches at once from its boundaries). Collective.
   [[noreturn]] void step_failed(const Simulation& sim, const CollectiveError& e) const;
 
   double dudt = HUGE_VAL; ///< max |du/dt| between the last two checks [m/s^2]
@@ -83,6 +88,8 @@ class DivergenceGuard {
 
  private:
   std::string save_last_good() const;
+  /// dt times the velocity scale summed over 1/h per axis.
+  double scale_courant(double dt) const;
 
   navier_stokes::NavierStokes& m_ns;
   std::string m_output_dir;

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <mpi.h>
+#include <string>
 
 namespace {
 
@@ -67,16 +69,22 @@ int main(int argc, char** argv) {
         code = it->second(comm, args);
       }
     } catch (const undertow::ConfigError& e) {
-      if (world_rank == 0)
+      if (world_rank == 0) {
         std::fprintf(stderr, "undertow: error: %s\n", e.what());
+        undertow::write_to_command_log(std::string("undertow: error: ") + e.what());
+      }
       code = undertow::jobs::kUsageError;
     } catch (const undertow::CollectiveError& e) {
-      if (world_rank == 0)
+      if (world_rank == 0) {
         std::fprintf(stderr, "undertow: error: %s\n", e.what());
+        undertow::write_to_command_log(std::string("undertow: error: ") + e.what());
+      }
       code = undertow::jobs::kRunFailed;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "undertow: error on rank %d: %s\nundertow: aborting all ranks\n",
                    world_rank, e.what());
+      undertow::write_to_command_log("undertow: error on rank " + std::to_string(world_rank) +
+                                     ": " + e.what());
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, undertow::jobs::kRunFailed);
     }

@@ -49,6 +49,9 @@ struct Model {
   std::string description;
   void (*declare_keys)(ConfigSchema& schema);
   RunResult (*run)(const RunContext& context);
+  /// A lower bound of the memory a run takes per cell [bytes] in `dim` dimensions (measured),
+  /// to refuse grids that cannot fit before allocating them.
+  double (*bytes_per_cell)(int dim) = nullptr;
 };
 
 /// All registered models.

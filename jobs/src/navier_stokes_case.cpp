@@ -205,6 +205,11 @@ long start_flow(const RunContext& ctx, NavierStokes& ns, const VelocityFunction&
   if (ctx.restart_file.empty())
     return 0;
   const long first_step = read_restart(ctx.restart_file, ns, ctx.domain, ctx.config);
+  const double t_end = ctx.config.get_real("time.t_end");
+  if (ns.time() >= t_end * (1 - 1e-12))
+    throw ConfigError("--restart " + ctx.restart_file + format(" is at t = %.9e, ", ns.time()) +
+                      format("not before time.t_end = %.9e: there is nothing to run. ", t_end) +
+                      "Raise time.t_end (--set time.t_end=...) to continue the run");
   ctx.log.info("restarted from " + ctx.restart_file +
                format(" at step %.0f, ", double(first_step)) + format("t = %.9e", ns.time()));
   return first_step;
@@ -221,10 +226,23 @@ Clock flow_clock(const RunContext& ctx, const NavierStokes& ns) {
                (clock.fixed_dt > 0 ? format("fixed dt = %.4e", clock.fixed_dt)
                                    : format("CFL-adaptive dt (time.cfl = %.2f)", clock.cfl)) +
                ", pressure solver " + ns.pressure_method());
-  if (clock.fixed_dt > 0 && clock.fixed_dt > ns.stable_dt(1.0))
+  // The initial field may be at rest while its boundaries move: the flow reaches their speeds
+  // within a step, so the limit counts them too.
+  double advective = 0;
+  const auto umax = max_velocity(ns);
+  for (int c = 0; c < ctx.domain.dim(); ++c) {
+    double u = umax[c];
+    for (const auto& face : ns.params().boundaries.face)
+      u = std::max(u, std::abs(face.velocity[c]));
+    advective += u / ctx.domain.spacing(c);
+  }
+  const double limit =
+      std::min(ns.stable_dt(1.0), advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL);
+  if (clock.fixed_dt > 0 && clock.fixed_dt > limit)
     ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of "
-                        "SSP-RK3 for the initial field; expect the run to diverge",
-                        clock.fixed_dt, ns.stable_dt(1.0)));
+                        "SSP-RK3 for the initial field and the boundary velocities; expect the "
+                        "run to diverge",
+                        clock.fixed_dt, limit));
   return clock;
 }
 
@@ -376,7 +394,9 @@ Model navier_stokes_model() {
   return {"navier_stokes",
           "incompressible Navier-Stokes, MAC grid, SSP-RK3 + projection (PETSc CG + algebraic "
           "multigrid)",
-          &declare_keys, &run_navier_stokes};
+          &declare_keys, &run_navier_stokes, [](int) {
+            return 250.0;
+          }};
 }
 
 } // namespace jobs

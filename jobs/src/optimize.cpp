@@ -233,9 +233,14 @@ std::unique_ptr<optimisation::ShapeDesign> design_from(const Config& cfg, const 
   if (cst && area_mode == "fixed")
     throw ConfigError("optimize.area = fixed holds a star's area through r0; a CST airfoil "
                       "holds it with optimize.area = almm, or leaves it free");
-  return cst ? optimisation::make_cst_design(m0, dim, obstacle, cfg.get_words("design.variables"))
-             : optimisation::make_star_design(m0, dim, obstacle, cfg.get_words("design.variables"),
-                                              area_mode == "fixed",
+  const std::vector<std::string> variables = cfg.get_words("design.variables");
+  for (std::size_t i = 0; i < variables.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (variables[i] == variables[j])
+        throw ConfigError("design.variables names '" + variables[i] +
+                          "' twice: name each design variable once");
+  return cst ? optimisation::make_cst_design(m0, dim, obstacle, variables)
+             : optimisation::make_star_design(m0, dim, obstacle, variables, area_mode == "fixed",
                                               cfg.get_real("design.coefficient_bound"));
 }
 

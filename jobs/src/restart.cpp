@@ -1,13 +1,16 @@
 #include "restart.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/hash.hpp"
 #include "undertow/core/log.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -17,7 +20,8 @@ namespace undertow {
 namespace {
 
 const char* kFormat = "undertow restart";
-const double kFormatVersion = 1;
+/// 2: the position attributes (step, time, dt, solver steps, psi scale) carry a checksum.
+const double kFormatVersion = 2;
 
 bool defines_the_case(const std::string& key) {
   for (const char* prefix : {"case.model", "domain.", "fluid.", "boundary.", "obstacle"})
@@ -48,6 +52,50 @@ std::vector<std::filesystem::path> restart_files(const std::string& dir) {
   }
   std::sort(files.begin(), files.end()); // zero-padded steps: oldest first
   return files;
+}
+
+/// The position of a restart file as text, exactly (hex floats): what its checksum covers.
+std::string position_text(double step, double time, double dt, double solver_steps,
+                          double psi_scale) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "step %a time %a dt %a solver_steps %a psi_scale %a", step, time,
+                dt, solver_steps, psi_scale);
+  return buf;
+}
+
+/// Words of a configuration value: split at blanks and commas ("32 32" and "32,32" alike).
+std::vector<std::string> words_of(const std::string& value) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char ch : value + " ") {
+    if (ch == ' ' || ch == ',' || ch == '\t') {
+      if (!word.empty())
+        out.push_back(word);
+      word.clear();
+    } else {
+      word += ch;
+    }
+  }
+  return out;
+}
+
+/// True if two configuration values mean the same: word by word, numbers compared as numbers
+/// (0.01 and 1e-2 alike), other words as text.
+bool same_value(const std::string& a, const std::string& b) {
+  const auto x = words_of(a), y = words_of(b);
+  if (x.size() != y.size())
+    return false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == y[i])
+      continue;
+    char* end_x = nullptr;
+    char* end_y = nullptr;
+    const double u = std::strtod(x[i].c_str(), &end_x), v = std::strtod(y[i].c_str(), &end_y);
+    if (*end_x != '\0' || *end_y != '\0' || end_x == x[i].c_str() || end_y == y[i].c_str() ||
+        u != v)
+      return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -84,6 +132,9 @@ std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& n
   file.set_attribute("dt", dt);
   file.set_attribute("solver_steps", double(ns.steps()));
   file.set_attribute("psi_scale", ns.psi_scale());
+  file.set_attribute("position_checksum",
+                     io::checksum_text(fnv1a(position_text(double(step), ns.time(), dt,
+                                                           double(ns.steps()), ns.psi_scale()))));
   file.commit();
   run_on_root(domain.comm(), [&] {
     const auto files = restart_files(dir);
@@ -120,19 +171,31 @@ long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, cons
       if (it == theirs.end() && !config.is_given(kv.first))
         continue;
       const std::string there = it == theirs.end() ? "(absent)" : it->second;
-      if (there != kv.second)
+      if (!same_value(there, kv.second))
         differences += "\n  " + kv.first + " = " + there + " in the file, " + kv.second + " here";
     }
     if (!differences.empty())
       throw CollectiveError("it belongs to another case or grid:" + differences +
                             "\nRestart with the case file that wrote it (solver, time and "
                             "output keys may change, these may not)");
+    // The position is covered by its own checksum, as every dataset is by its own.
+    const double step = file.real_attribute("step"), time = file.real_attribute("time"),
+                 dt = file.real_attribute("dt"), steps = file.real_attribute("solver_steps"),
+                 psi_scale = file.real_attribute("psi_scale");
+    if (!file.has_attribute("position_checksum") ||
+        file.string_attribute("position_checksum") !=
+            io::checksum_text(fnv1a(position_text(step, time, dt, steps, psi_scale))))
+      throw CollectiveError("its position (step, time, dt, solver steps, psi scale) does not "
+                            "match its checksum: the file was changed after it was written; use "
+                            "another restart file");
+    if (!(std::isfinite(time) && step >= 0 && step == std::floor(step) && steps >= 0 &&
+          std::isfinite(psi_scale) && std::isfinite(dt) && dt >= 0))
+      throw CollectiveError(format("its position is not valid (step %g, ", step) +
+                            format("time %g, dt %g); use another restart file", time, dt));
     for (const auto& named : ns.state_fields())
       file.read(named.first, *named.second);
-    ns.restore_clock(file.real_attribute("time"),
-                     static_cast<long>(file.real_attribute("solver_steps")),
-                     file.real_attribute("psi_scale"));
-    return static_cast<long>(file.real_attribute("step"));
+    ns.restore_clock(time, static_cast<long>(steps), psi_scale);
+    return static_cast<long>(step);
   } catch (const CollectiveError& e) {
     throw ConfigError("restart file " + path + ": " + e.what());
   }

@@ -2,6 +2,7 @@
 
 #include "command_line.hpp"
 #include "commands.hpp"
+#include "memory_check.hpp"
 #include "models.hpp"
 #include "pending_output.hpp"
 
@@ -119,6 +120,10 @@ LoadedCase load_case(const Communicator& comm, const std::string& case_file,
                       "' is not a plain name: it names the run's folder under runs/, so it may "
                       "hold no '/', '\\', control character, and not be '.' or '..'; use "
                       "--output to choose another folder");
+  if (c.model->bytes_per_cell) {
+    const Domain domain(comm, DomainSpec::from_config(c.config));
+    check_memory_fits(domain, c.model->bytes_per_cell(domain.dim()), c.model->name);
+  }
   c.output_dir = !output.empty()                              ? output
                  : !c.config.get_string("output.dir").empty() ? c.config.get_string("output.dir")
                                                               : "runs/" + c.name;

@@ -1,6 +1,8 @@
 # A damaged or mismatched restart file is refused with exit code 2 and a message that names the
 # file and the problem. KIND picks the damage, made from the good restart file GOOD:
-#   missing, not_hdf5, truncated, corrupted (a value changed: checksum), version, case, grid.
+#   missing, not_hdf5, truncated, corrupted (a value changed: checksum), version, position
+#   (the time set to -5) and position_nan (to NaN: both break the position's checksum), case,
+#   grid.
 # cmake -DKIND=... -DGOOD=... -DMPI=<mpiexec|-n> -DRANKS=<n> -DUNDERTOW=... -DH5EDIT=... -DCYLINDER=... -DCAVITY=... -DWORK=...
 #       -P restart_bad.cmake
 file(REMOVE_RECURSE ${WORK})
@@ -25,8 +27,16 @@ elseif(KIND STREQUAL "corrupted")
   set(expect "dataset 'u' in .*restart.h5 does not match its checksum")
 elseif(KIND STREQUAL "version")
   file(COPY_FILE ${GOOD} ${file})
-  execute_process(COMMAND ${H5EDIT} ${file} attribute format_version 2 RESULT_VARIABLE rc)
-  set(expect "restart format version is 2.*reads version 1")
+  execute_process(COMMAND ${H5EDIT} ${file} attribute format_version 99 RESULT_VARIABLE rc)
+  set(expect "restart format version is 99.*reads version 2")
+elseif(KIND STREQUAL "position")
+  file(COPY_FILE ${GOOD} ${file})
+  execute_process(COMMAND ${H5EDIT} ${file} attribute time -5 RESULT_VARIABLE rc)
+  set(expect "its position \\(step, time, dt, solver steps, psi scale\\) does not match its checksum")
+elseif(KIND STREQUAL "position_nan")
+  file(COPY_FILE ${GOOD} ${file})
+  execute_process(COMMAND ${H5EDIT} ${file} attribute time nan RESULT_VARIABLE rc)
+  set(expect "does not match its checksum")
 elseif(KIND STREQUAL "case")
   file(COPY_FILE ${GOOD} ${file})
   set(case ${CAVITY})

@@ -508,7 +508,10 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
     if (!(m_settings.lower[i] <= x0[i] && x0[i] <= m_settings.upper[i]))
       throw ConfigError(m_design.names()[i] + " = " + std::to_string(x0[i]) +
                         " lies outside its bounds [" + std::to_string(m_settings.lower[i]) + ", " +
-                        std::to_string(m_settings.upper[i]) + "]: widen design.bounds");
+                        std::to_string(m_settings.upper[i]) +
+                        "]: start inside them, or widen them in [design] (design.radius_bounds "
+                        "for r0, design.coefficient_bound for a star's coefficients, "
+                        "design.weight_bounds and design.angle_bounds for a CST airfoil)");
   m_area0 = m_design.area(x0);
   m_start = now();
   Context context{this, n, nullptr};

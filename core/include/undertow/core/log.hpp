@@ -27,6 +27,10 @@ class Log {
   std::shared_ptr<std::ofstream> m_file;
 };
 
+/// Appends `line` to the log file that a Log last attached (the command's run.log), if any,
+/// also after that Log is gone: for the error that ends a command. Not collective.
+void write_to_command_log(const std::string& line);
+
 /// Accumulated wall time per named phase. Each scope is also a Kokkos profiling region, so tools
 /// such as the Kokkos simple kernel timer see the same phases.
 class Timers {
