@@ -17,17 +17,7 @@ namespace po = boost::program_options;
 
 namespace undertow {
 
-namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos)
-    return "";
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> tokens(const std::string& s) {
+std::vector<std::string> value_words(const std::string& s) {
   std::vector<std::string> out;
   std::string current;
   for (char c : s) {
@@ -42,6 +32,16 @@ std::vector<std::string> tokens(const std::string& s) {
   if (!current.empty())
     out.push_back(current);
   return out;
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos)
+    return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
 }
 
 bool parse_integer(const std::string& s, long& out) {
@@ -358,7 +358,7 @@ Config::Config(const ConfigSchema& schema, const RawConfig& raw) {
     case ValueType::IntegerList:
     case ValueType::RealList:
     case ValueType::BooleanList: {
-      const auto items = tokens(value);
+      const auto items = value_words(value);
       const int n = static_cast<int>(items.size());
       if (n < spec.min_items || n > spec.max_items) {
         problem = "'" + value + "' has " + std::to_string(n) + " item(s)";
@@ -413,14 +413,14 @@ std::string Config::get_string(const std::string& key) const {
   return text(key, ValueType::String);
 }
 std::vector<std::string> Config::get_words(const std::string& key) const {
-  return tokens(get_string(key));
+  return value_words(get_string(key));
 }
 namespace {
 /// Parses each token of an already validated list with `parse`.
 template <class T, class Parse>
 std::vector<T> parse_list(const std::string& text, Parse parse) {
   std::vector<T> out;
-  for (const auto& t : tokens(text)) {
+  for (const auto& t : value_words(text)) {
     T v{};
     parse(t, v);
     out.push_back(v);

@@ -63,26 +63,10 @@ std::string position_text(double step, double time, double dt, double solver_ste
   return buf;
 }
 
-/// Words of a configuration value: split at blanks and commas ("32 32" and "32,32" alike).
-std::vector<std::string> words_of(const std::string& value) {
-  std::vector<std::string> out;
-  std::string word;
-  for (char ch : value + " ") {
-    if (ch == ' ' || ch == ',' || ch == '\t') {
-      if (!word.empty())
-        out.push_back(word);
-      word.clear();
-    } else {
-      word += ch;
-    }
-  }
-  return out;
-}
-
 /// True if two configuration values mean the same: word by word, numbers compared as numbers
 /// (0.01 and 1e-2 alike), other words as text.
 bool same_value(const std::string& a, const std::string& b) {
-  const auto x = words_of(a), y = words_of(b);
+  const auto x = value_words(a), y = value_words(b);
   if (x.size() != y.size())
     return false;
   for (std::size_t i = 0; i < x.size(); ++i) {

@@ -12,6 +12,10 @@
 
 namespace undertow {
 
+/// The words of a configuration value, split at blanks, tabs and commas ("32 32" and "32,32"
+/// alike), as list values and Config::get_words split them. Not collective.
+std::vector<std::string> value_words(const std::string& value);
+
 /// The kind of value a key takes. Lists are whitespace- or comma-separated.
 enum class ValueType { Integer, Real, Boolean, String, Choice, IntegerList, RealList, BooleanList };
 
