@@ -21,6 +21,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -119,8 +120,12 @@ Profile read_ghia(const std::string& path, const std::string& re) {
     std::istringstream row(line);
     std::string cell;
     std::vector<double> values;
-    while (std::getline(row, cell, ','))
-      values.push_back(std::stod(cell));
+    while (std::getline(row, cell, ',')) {
+      char* end = nullptr;
+      values.push_back(std::strtod(cell.c_str(), &end));
+      if (end == cell.c_str())
+        throw ConfigError(path + ": '" + cell + "' in row '" + line + "' is not a number");
+    }
     if (values.size() != header.size())
       throw ConfigError(path + ": malformed row '" + line + "'");
     p.position.push_back(values[0]);
@@ -295,6 +300,21 @@ void report_flow(const RunContext& ctx, NavierStokes& ns, const Simulation& sim,
   }
 }
 
+/// Checks before the first step what the Ghia comparison at the end needs: the 2D unit square
+/// and both reference tables, readable, with a column for check.ghia_re. Throws ConfigError.
+/// Not collective.
+void require_ghia_inputs(const RunContext& ctx) {
+  const Config& cfg = ctx.config;
+  const DomainSpec& spec = ctx.domain.spec();
+  if (ctx.domain.dim() != 2 || spec.length[0] != 1.0 || spec.length[1] != 1.0)
+    throw ConfigError("check.reference = ghia needs the 2D unit square of Ghia et al. "
+                      "(domain.dim = 2, domain.length = 1 1)");
+  const std::string dir = std::filesystem::path(ctx.case_file).parent_path().string();
+  const std::string case_dir = dir.empty() ? "." : dir;
+  for (const char* key : {"check.ghia_u_file", "check.ghia_v_file"})
+    read_ghia(case_dir + "/" + cfg.get_string(key), cfg.get_string("check.ghia_re"));
+}
+
 /// RMS and max error of the Ghia et al. cavity centrelines, and what they are against.
 /// Collective.
 std::string ghia_error(const RunContext& ctx, const NavierStokes& ns, double& rms, double& worst) {
@@ -363,6 +383,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     throw ConfigError("--check needs a reference: set check.reference = exact (with an exact "
                       "initial.type) or ghia (the cavity) in [check] of " +
                       ctx.case_file + ".");
+  if (cfg.get_string("check.reference") == "ghia")
+    require_ghia_inputs(ctx); // now, not after the run
   NavierStokes ns(ctx.domain, params);
   bool has_exact = false;
   const VelocityFunction field = navier_stokes::initial_field(cfg.get_string("initial.type"),
