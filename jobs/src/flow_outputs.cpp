@@ -266,7 +266,9 @@ void FlowOutputs::write_restart_file(Simulation& sim) {
   if (sim.signal() == SIGTERM)
     throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(sim.step())) +
                           format("(t = %.6e); continue with: undertow run ", m_ns.time()) +
-                          m_case_file + " --restart " + written);
+                          m_output_dir + "/config.ini --restart " + written + " --output " +
+                          m_output_dir + " (config.ini holds every setting of this run, its "
+                          "--set values included)");
 }
 
 void FlowOutputs::print_progress(const Simulation& sim) {

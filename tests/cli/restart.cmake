@@ -84,6 +84,18 @@ elseif(MODE STREQUAL "signal")
   endif()
   list(GET files -1 newest)
   loads(1 ${newest})
+  # The printed command works as printed: its config.ini holds the run's --set values.
+  if(NOT log MATCHES "continue with: undertow run ([^ ]+) --restart ([^ ]+) --output ([^ ]+) ")
+    message(FATAL_ERROR "no usable continue command:\n${log}")
+  endif()
+  set(config ${CMAKE_MATCH_1})
+  set(restart ${CMAKE_MATCH_2})
+  execute_process(COMMAND ${mpi} 1 ${UNDERTOW} run ${config} --restart ${restart}
+                          --set time.t_end=0.001 --output ${WORK}/as_printed
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 120)
+  if(NOT out MATCHES "nothing to run")
+    message(FATAL_ERROR "the printed continue command does not load its restart file:\n${out}")
+  endif()
   message(STATUS "SIGUSR1 and SIGTERM each wrote a restart file; the newest loads")
 elseif(MODE STREQUAL "kill")
   execute_process(COMMAND ${UNDERTOW} run ${CASE} ${common} --set time.t_end=8 --set restart.every=1
