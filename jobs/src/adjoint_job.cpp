@@ -35,7 +35,7 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
           log, progress_every) {
   run_on_root(comm, [&] {
     io::write_file_atomic(output.path("config.ini"), config.to_ini());
-    log.attach_file(output.path(command + ".log"));
+    log.attach_file(output.path(command + ".log", true));
   });
   log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " " + command + ": case '" +
            loaded.name + "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " +

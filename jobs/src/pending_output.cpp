@@ -44,10 +44,11 @@ PendingOutput::~PendingOutput() {
     std::filesystem::remove(m_dir, ec);
 }
 
-std::string PendingOutput::path(const std::string& name) {
+std::string PendingOutput::path(const std::string& name, bool keep_previous) {
   if (m_committed)
     return m_dir + "/" + name;
   m_names.push_back(name);
+  m_keep_previous.push_back(keep_previous);
   return pending_name(m_dir, name);
 }
 
@@ -57,8 +58,16 @@ void PendingOutput::commit() {
   m_committed = true;
   if (!m_root)
     return;
-  for (const auto& name : m_names) {
-    const std::string from = pending_name(m_dir, name), to = m_dir + "/" + name;
+  for (std::size_t i = 0; i < m_names.size(); ++i) {
+    const std::string from = pending_name(m_dir, m_names[i]), to = m_dir + "/" + m_names[i];
+    if (m_keep_previous[i] && std::filesystem::exists(to)) {
+      int n = 1;
+      while (std::filesystem::exists(to + "." + std::to_string(n)))
+        ++n;
+      if (std::rename(to.c_str(), (to + "." + std::to_string(n)).c_str()) != 0)
+        throw Error("cannot keep the previous '" + to + "' as '" + to + "." + std::to_string(n) +
+                    "'; check the output folder");
+    }
     if (std::rename(from.c_str(), to.c_str()) != 0)
       throw Error("cannot rename '" + from + "' to '" + to + "'; check the output folder");
   }

@@ -24,8 +24,10 @@ class PendingOutput {
   PendingOutput& operator=(const PendingOutput&) = delete;
 
   /// Where to write the file `name` ("config.ini") until commit(): a hidden pending name in the
-  /// folder; after commit() its real path. Not collective.
-  std::string path(const std::string& name);
+  /// folder; after commit() its real path. With `keep_previous` (a log), commit() first renames
+  /// an existing file of that name to name.1 (or .2, ...): a run continued into its own folder
+  /// keeps the log of its first part. Not collective.
+  std::string path(const std::string& name, bool keep_previous = false);
   /// Renames every pending file over its real name (an open log keeps writing to it). Call when
   /// the command is accepted, before it writes anything else into the folder. Idempotent.
   /// Rank 0 does the work; not collective.
@@ -40,6 +42,7 @@ class PendingOutput {
   bool m_committed = false;
   int m_exceptions_at_start;
   std::vector<std::string> m_names;
+  std::vector<bool> m_keep_previous;
 };
 
 } // namespace jobs

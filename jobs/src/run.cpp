@@ -147,7 +147,7 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
   PendingOutput output(comm, output_dir);
   run_on_root(comm, [&] {
     io::write_file_atomic(output.path("config.ini"), config.to_ini());
-    log.attach_file(output.path("run.log"));
+    log.attach_file(output.path("run.log", true));
   });
 
   log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + ": case '" + case_name +
