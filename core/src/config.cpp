@@ -469,6 +469,14 @@ std::string Config::describe() const {
   return out.str();
 }
 
+std::vector<std::string> Config::overrides() const {
+  std::vector<std::string> out;
+  for (const auto& kv : m_origin)
+    if (kv.second == "--set")
+      out.push_back(kv.first + "=" + m_values.at(kv.first));
+  return out;
+}
+
 std::string Config::hash() const {
   std::string canonical;
   for (const auto& kv : m_values)

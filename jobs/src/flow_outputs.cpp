@@ -255,6 +255,17 @@ const FlowOutputs::Sample& FlowOutputs::sample(const Simulation& sim) {
   return x;
 }
 
+std::string FlowOutputs::continue_command(const std::string& restart_file) const {
+  // Single quotes keep a value with blanks one word in a POSIX shell.
+  const auto quoted = [](const std::string& word) {
+    return word.find_first_of(" \t'\"$") == std::string::npos ? word : "'" + word + "'";
+  };
+  std::string command = "undertow run " + quoted(m_case_file);
+  for (const auto& assignment : m_cfg.overrides())
+    command += " --set " + quoted(assignment);
+  return command + " --restart " + quoted(restart_file) + " --output " + quoted(m_output_dir);
+}
+
 void FlowOutputs::write_restart_file(Simulation& sim) {
   // Never a restart file of a diverged state: the rotation (restart.keep) would delete the good
   // ones for it.
@@ -265,10 +276,8 @@ void FlowOutputs::write_restart_file(Simulation& sim) {
   m_log.info(format("restart file for step %.0f: ", double(sim.step())) + written);
   if (sim.signal() == SIGTERM)
     throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(sim.step())) +
-                          format("(t = %.6e); continue with: undertow run ", m_ns.time()) +
-                          m_output_dir + "/config.ini --restart " + written + " --output " +
-                          m_output_dir + " (config.ini holds every setting of this run, its "
-                          "--set values included)");
+                          format("(t = %.6e); continue with: ", m_ns.time()) +
+                          continue_command(written));
 }
 
 void FlowOutputs::print_progress(const Simulation& sim) {

@@ -84,14 +84,13 @@ elseif(MODE STREQUAL "signal")
   endif()
   list(GET files -1 newest)
   loads(1 ${newest})
-  # The printed command works as printed: its config.ini holds the run's --set values.
-  if(NOT log MATCHES "continue with: undertow run ([^ ]+) --restart ([^ ]+) --output ([^ ]+) ")
-    message(FATAL_ERROR "no usable continue command:\n${log}")
+  # The printed command works as printed: the case file, the run's --set values, --restart
+  # and --output (here with a t_end before the file's time, so that it loads and stops).
+  if(NOT log MATCHES "continue with: undertow run ([^\n]+)")
+    message(FATAL_ERROR "no continue command:\n${log}")
   endif()
-  set(config ${CMAKE_MATCH_1})
-  set(restart ${CMAKE_MATCH_2})
-  execute_process(COMMAND ${mpi} 1 ${UNDERTOW} run ${config} --restart ${restart}
-                          --set time.t_end=0.001 --output ${WORK}/as_printed
+  separate_arguments(printed UNIX_COMMAND "${CMAKE_MATCH_1}")
+  execute_process(COMMAND ${mpi} 1 ${UNDERTOW} run ${printed} --set time.t_end=0.001
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 120)
   if(NOT out MATCHES "nothing to run")
     message(FATAL_ERROR "the printed continue command does not load its restart file:\n${out}")

@@ -122,6 +122,9 @@ class Config {
   const std::map<std::string, std::string>& entries() const { return m_values; }
   /// One line per key with its origin, for the start-of-run log.
   std::string describe() const;
+  /// The keys given on the command line, as "key=value", sorted by key: with the case file they
+  /// give the command that reproduces this configuration. Not collective.
+  std::vector<std::string> overrides() const;
   /// FNV-1a hash of every effective key = value, as 16 hex digits: identifies the configuration
   /// in output files.
   std::string hash() const;
