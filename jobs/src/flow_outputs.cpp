@@ -56,9 +56,8 @@ DivergenceGuard::DivergenceGuard(NavierStokes& ns, std::string output_dir, doubl
   // Velocity scale: the initial field and every boundary velocity.
   for (double m : max_velocity(ns))
     m_scale = std::max(m_scale, m);
-  for (const auto& f : ns.params().boundaries.face)
-    for (double v : f.velocity)
-      m_scale = std::max(m_scale, std::abs(v));
+  for (double v : max_boundary_velocity(ns))
+    m_scale = std::max(m_scale, v);
   m_scale = std::max(m_scale, 1e-12);
   for (int c = 0; c < ns.domain().dim(); ++c) {
     m_previous[c] = Field(ns.domain(), ns.velocity(c).location(), 1, "previous");

@@ -234,13 +234,9 @@ Clock flow_clock(const RunContext& ctx, const NavierStokes& ns) {
   // The initial field may be at rest while its boundaries move: the flow reaches their speeds
   // within a step, so the limit counts them too.
   double advective = 0;
-  const auto umax = max_velocity(ns);
-  for (int c = 0; c < ctx.domain.dim(); ++c) {
-    double u = umax[c];
-    for (const auto& face : ns.params().boundaries.face)
-      u = std::max(u, std::abs(face.velocity[c]));
-    advective += u / ctx.domain.spacing(c);
-  }
+  const auto umax = max_velocity(ns), ubc = max_boundary_velocity(ns);
+  for (int c = 0; c < ctx.domain.dim(); ++c)
+    advective += std::max(umax[c], ubc[c]) / ctx.domain.spacing(c);
   const double limit =
       std::min(ns.stable_dt(1.0), advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL);
   if (clock.fixed_dt > 0 && clock.fixed_dt > limit)

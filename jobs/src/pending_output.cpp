@@ -38,8 +38,8 @@ PendingOutput::~PendingOutput() {
   if (!m_root)
     return;
   std::error_code ec;
-  for (const auto& name : m_names)
-    std::filesystem::remove(pending_name(m_dir, name), ec);
+  for (const auto& file : m_files)
+    std::filesystem::remove(pending_name(m_dir, file.name), ec);
   if (m_created && std::filesystem::is_empty(m_dir, ec))
     std::filesystem::remove(m_dir, ec);
 }
@@ -47,8 +47,7 @@ PendingOutput::~PendingOutput() {
 std::string PendingOutput::path(const std::string& name, bool keep_previous) {
   if (m_committed)
     return m_dir + "/" + name;
-  m_names.push_back(name);
-  m_keep_previous.push_back(keep_previous);
+  m_files.push_back({name, keep_previous});
   return pending_name(m_dir, name);
 }
 
@@ -58,9 +57,9 @@ void PendingOutput::commit() {
   m_committed = true;
   if (!m_root)
     return;
-  for (std::size_t i = 0; i < m_names.size(); ++i) {
-    const std::string from = pending_name(m_dir, m_names[i]), to = m_dir + "/" + m_names[i];
-    if (m_keep_previous[i] && std::filesystem::exists(to)) {
+  for (const auto& file : m_files) {
+    const std::string from = pending_name(m_dir, file.name), to = m_dir + "/" + file.name;
+    if (file.keep_previous && std::filesystem::exists(to)) {
       int n = 1;
       while (std::filesystem::exists(to + "." + std::to_string(n)))
         ++n;

@@ -41,8 +41,11 @@ class PendingOutput {
   bool m_created = false;
   bool m_committed = false;
   int m_exceptions_at_start;
-  std::vector<std::string> m_names;
-  std::vector<bool> m_keep_previous;
+  struct Pending {
+    std::string name;
+    bool keep_previous;
+  };
+  std::vector<Pending> m_files;
 };
 
 } // namespace jobs

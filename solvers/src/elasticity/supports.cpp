@@ -11,59 +11,13 @@ namespace elasticity {
 
 using namespace detail;
 
-Supports::Supports(const Domain& domain, const std::vector<Support>& supports,
-                   const NodeNumbering& numbering, HaloPlan& node_halo)
-    : m_mask(make_node_vector(domain, "elasticity::fixed")) {
-  const int dim = domain.dim();
-  const double tol = box_tolerance(domain);
-  std::array<HostNodeView, 3> fixed, value;
-  for (int c = 0; c < dim; ++c) {
-    fixed[c] = Kokkos::create_mirror_view(m_mask[c].view());
-    value[c] = HostNodeView("elasticity::fixed_value", fixed[c].extent(0), fixed[c].extent(1),
-                            fixed[c].extent(2));
-    Kokkos::deep_copy(fixed[c], 0.0);
-  }
-  const GridGeometry g = m_mask[0].geometry();
-  const IndexSpace s = m_mask[0].owned();
-  const Box3 owned(s);
-  for (std::size_t q = 0; q < supports.size(); ++q) {
-    const Support& sup = supports[q];
-    long selected = 0;
-    for (long k = s.begin[2]; k < s.end[2]; ++k)
-      for (long j = s.begin[1]; j < s.end[1]; ++j)
-        for (long i = s.begin[0]; i < s.end[0]; ++i) {
-          const double x[3] = {g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)};
-          if (!in_box(sup.box.lo.data(), sup.box.hi.data(), tol, dim, x))
-            continue;
-          ++selected;
-          for (int c = 0; c < dim; ++c)
-            if (sup.fixed[c]) {
-              fixed[c](i, j, k) = 1.0;
-              value[c](i, j, k) = sup.value[c];
-            }
-        }
-    if (domain.comm().sum(double(selected)) == 0)
-      throw ConfigError("elasticity: support " + std::to_string(q + 1) + " (box " +
-                        describe(sup.box, dim) +
-                        ") holds no node; widen the box to reach the grid's nodes");
-  }
-  check_rigid_body_motions(domain, m_mask[0], fixed);
-  for (long k = s.begin[2]; k < s.end[2]; ++k)
-    for (long j = s.begin[1]; j < s.end[1]; ++j)
-      for (long i = s.begin[0]; i < s.end[0]; ++i)
-        for (int c = 0; c < dim; ++c)
-          if (fixed[c](i, j, k) != 0.0) {
-            m_rows.push_back(
-                static_cast<PetscInt>(dim * (numbering.first_node() + owned.packed(i, j, k)) + c));
-            m_values.push_back(value[c](i, j, k));
-          }
-  for (int c = 0; c < dim; ++c) {
-    Kokkos::deep_copy(m_mask[c].view(), fixed[c]);
-    node_halo.fill(m_mask[c]);
-  }
-  m_zeros.assign(m_rows.size(), 0.0);
-}
+namespace {
 
+using HostNodeView = Kokkos::View<double***, FieldLayoutTag, Kokkos::HostSpace>;
+
+/// Throws ConfigError if the supported components (`fixed`, host copies of a node mask laid out
+/// as `like`) leave a rigid-body motion free: the Gram matrix of the rigid-body modes restricted
+/// to them is singular. Collective.
 void check_rigid_body_motions(const Domain& domain, const Field& like,
                               const std::array<HostNodeView, 3>& fixed) {
   const int dim = domain.dim();
@@ -134,6 +88,61 @@ void check_rigid_body_motions(const Domain& domain, const Field& like,
       gram[b * modes + a] = v / l;
     }
   }
+}
+
+} // namespace
+
+Supports::Supports(const Domain& domain, const std::vector<Support>& supports,
+                   const NodeNumbering& numbering, HaloPlan& node_halo)
+    : m_mask(make_node_vector(domain, "elasticity::fixed")) {
+  const int dim = domain.dim();
+  const double tol = box_tolerance(domain);
+  std::array<HostNodeView, 3> fixed, value;
+  for (int c = 0; c < dim; ++c) {
+    fixed[c] = Kokkos::create_mirror_view(m_mask[c].view());
+    value[c] = HostNodeView("elasticity::fixed_value", fixed[c].extent(0), fixed[c].extent(1),
+                            fixed[c].extent(2));
+    Kokkos::deep_copy(fixed[c], 0.0);
+  }
+  const GridGeometry g = m_mask[0].geometry();
+  const IndexSpace s = m_mask[0].owned();
+  const Box3 owned(s);
+  for (std::size_t q = 0; q < supports.size(); ++q) {
+    const Support& sup = supports[q];
+    long selected = 0;
+    for (long k = s.begin[2]; k < s.end[2]; ++k)
+      for (long j = s.begin[1]; j < s.end[1]; ++j)
+        for (long i = s.begin[0]; i < s.end[0]; ++i) {
+          const double x[3] = {g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)};
+          if (!in_box(sup.box.lo.data(), sup.box.hi.data(), tol, dim, x))
+            continue;
+          ++selected;
+          for (int c = 0; c < dim; ++c)
+            if (sup.fixed[c]) {
+              fixed[c](i, j, k) = 1.0;
+              value[c](i, j, k) = sup.value[c];
+            }
+        }
+    if (domain.comm().sum(double(selected)) == 0)
+      throw ConfigError("elasticity: support " + std::to_string(q + 1) + " (box " +
+                        describe(sup.box, dim) +
+                        ") holds no node; widen the box to reach the grid's nodes");
+  }
+  check_rigid_body_motions(domain, m_mask[0], fixed);
+  for (long k = s.begin[2]; k < s.end[2]; ++k)
+    for (long j = s.begin[1]; j < s.end[1]; ++j)
+      for (long i = s.begin[0]; i < s.end[0]; ++i)
+        for (int c = 0; c < dim; ++c)
+          if (fixed[c](i, j, k) != 0.0) {
+            m_rows.push_back(
+                static_cast<PetscInt>(dim * (numbering.first_node() + owned.packed(i, j, k)) + c));
+            m_values.push_back(value[c](i, j, k));
+          }
+  for (int c = 0; c < dim; ++c) {
+    Kokkos::deep_copy(m_mask[c].view(), fixed[c]);
+    node_halo.fill(m_mask[c]);
+  }
+  m_zeros.assign(m_rows.size(), 0.0);
 }
 
 } // namespace elasticity

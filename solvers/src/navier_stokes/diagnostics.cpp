@@ -3,6 +3,7 @@
 #include "undertow/core/reductions.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace undertow {
@@ -125,6 +126,14 @@ std::array<double, 3> max_velocity(const NavierStokes& ns) {
   std::array<double, 3> out{0, 0, 0};
   for (int c = 0; c < domain.dim(); ++c)
     out[c] = global_max_abs(domain.comm(), ns.velocity(c));
+  return out;
+}
+
+std::array<double, 3> max_boundary_velocity(const NavierStokes& ns) {
+  std::array<double, 3> out{0, 0, 0};
+  for (const auto& face : ns.params().boundaries.face)
+    for (int c = 0; c < 3; ++c)
+      out[c] = std::max(out[c], std::abs(face.velocity[c]));
   return out;
 }
 

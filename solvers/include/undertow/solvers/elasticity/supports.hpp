@@ -38,12 +38,5 @@ class Supports {
   std::vector<PetscScalar> m_values, m_zeros;
 };
 
-/// Throws ConfigError if the supported components (`fixed`, host copies of a node mask of
-/// `domain`'s node layout with ghost width 1) leave a rigid-body motion free: the Gram matrix
-/// of the rigid-body modes restricted to them is singular. Collective.
-using HostNodeView = Kokkos::View<double***, FieldLayoutTag, Kokkos::HostSpace>;
-void check_rigid_body_motions(const Domain& domain, const Field& like,
-                              const std::array<HostNodeView, 3>& fixed);
-
 } // namespace elasticity
 } // namespace undertow
