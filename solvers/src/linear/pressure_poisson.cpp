@@ -133,6 +133,9 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
     check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
   } catch (const Error& e) {
     // Every rank reads the same options, so every rank fails alike: a configuration error.
+    // Without case options the failure is not theirs to name.
+    if (spec.options.empty())
+      throw;
     throw ConfigError("pressure.petsc_options = '" + spec.options + "' was refused by PETSc: " +
                       e.what() + ". Check each option's name and value, or remove it.");
   }
