@@ -6,7 +6,9 @@
 #include "undertow/adjoint/sweep.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/signals.hpp"
 
+#include <csignal>
 #include <set>
 #include <utility>
 
@@ -43,6 +45,7 @@ std::unique_ptr<Schedule> make_schedule(const Checkpointing& c, long steps) {
 /// A schedule followed without a solver: the step each slot holds and the current step.
 struct Replay {
   long current = 0;
+  long reversed = 0; ///< steps whose adjoint has been taken
   std::map<int, long> slots;
   /// Hands out the next action of `schedule`, follows it, and tells the schedule where the run
   /// ends when the replay reaches it (as the sweep does).
@@ -54,6 +57,8 @@ struct Replay {
       current = a.step + 1;
     else if (a.kind == Action::Save)
       slots[a.slot] = current;
+    else if (a.kind == Action::Reverse)
+      reversed = steps - a.step;
     if (!schedule.ended() && current == steps)
       schedule.end_at(steps);
     return a;
@@ -68,7 +73,7 @@ class Sweep {
       : m_model(model), m_c(c), m_dts(dts), m_steps(static_cast<long>(dts.size())),
         m_schedule(make_schedule(c, m_steps)), m_start_times(start_times(dts)),
         m_t_end(m_start_times.back()), m_forward(log, m_t_end, every),
-        m_reverse(log, m_t_end, every) {
+        m_reverse(log, m_t_end, every), m_log(log) {
     const int slots = m_schedule->slots();
     std::vector<bool> in_memory(static_cast<std::size_t>(slots), true);
     if (c.schedule == Checkpointing::Schedule::Multistage)
@@ -77,30 +82,15 @@ class Sweep {
     else if (c.schedule == Checkpointing::Schedule::Online)
       for (int q = 0; q < slots; ++q)
         in_memory[static_cast<std::size_t>(q)] = q < c.ram_slots;
-    if (c.disk_slots > 0) {
-      m_disk = std::make_unique<Hdf5CheckpointStore>(model.comm(), c.file, c.resume);
-      const Snapshot prototype = model.state();
-      for (int q = 0; q < slots; ++q)
-        if (!in_memory[static_cast<std::size_t>(q)])
-          m_disk->reserve(q, prototype);
-      for (int q = 0; q < 2; ++q) {
-        m_disk->reserve(kForwardRecord + q, forward_record());
-        m_disk->reserve(kReverseRecord + q, reverse_record());
-      }
-      const Snapshot mine = signature(c, m_steps);
-      m_disk->reserve(kSignature, mine);
-      if (!c.resume)
-        m_disk->save(kSignature, mine);
-      else if (m_disk->load(kSignature).numbers != mine.numbers)
-        throw CollectiveError(c.file + " was written by a run with other settings (case file, "
-                                       "--set or time steps): resume with the settings of the "
-                                       "killed run, or run without --resume");
-    }
+    if (c.disk_slots > 0 || c.resume)
+      open_store(in_memory);
     m_checkpoints = std::make_unique<MultistageCheckpointStore>(
         in_memory, m_memory, m_disk ? static_cast<CheckpointStore&>(*m_disk) : m_memory);
   }
 
   SweepStats run() {
+    if (m_c.watch_signals)
+      install_stop_signals();
     if (m_c.resume)
       resume();
     for (Action a = m_schedule->next(); a.kind != Action::Done; a = m_schedule->next()) {
@@ -110,6 +100,7 @@ class Sweep {
         m_schedule->end_at(m_steps);
       if (m_disk)
         write_record(a);
+      respond_to_signals();
       if (m_c.stop_after_actions >= 0 && m_actions >= m_c.stop_after_actions)
         throw Error(format("stopped after %.0f actions of the schedule (fault injection: "
                            "Checkpointing::stop_after_actions)",
@@ -154,8 +145,10 @@ class Sweep {
   void execute(const Action& a) {
     switch (a.kind) {
     case Action::Advance:
-      while (m_model.steps() < a.step)
+      while (m_model.steps() < a.step) {
         take_step(nullptr);
+        respond_to_signals(); // a record of the actions before this one: valid mid-advance
+      }
       break;
     case Action::Save:
       m_checkpoints->save(a.slot, m_model.state());
@@ -190,6 +183,7 @@ class Sweep {
     Snapshot tape = m_tapes.take(static_cast<int>(k));
     const double dt = m_dts[static_cast<std::size_t>(k)];
     m_g.iterations_reverse += m_model.reverse(k, k + 1 == m_steps, tape);
+    m_reversed = m_steps - k;
     if (m_spare.fields.empty())
       m_spare = std::move(tape);
     m_g.reverse_seconds += seconds_since(start);
@@ -209,6 +203,76 @@ class Sweep {
       m_g.bytes_read = m_disk->file().bytes_read();
       m_disk->remove_file();
     }
+  }
+
+  // ---- the checkpoint file ----
+
+  /// Creates the checkpoint file (or opens it to resume) with its disk slots, the resume
+  /// records and the run's signature, which a resumed run must match. Collective.
+  void open_store(const std::vector<bool>& in_memory) {
+    m_disk = std::make_unique<Hdf5CheckpointStore>(m_model.comm(), m_c.file, m_c.resume);
+    const Snapshot prototype = m_model.state();
+    for (int q = 0; q < static_cast<int>(in_memory.size()); ++q)
+      if (!in_memory[static_cast<std::size_t>(q)])
+        m_disk->reserve(q, prototype);
+    for (int q = 0; q < 2; ++q) {
+      m_disk->reserve(kForwardRecord + q, forward_record());
+      m_disk->reserve(kReverseRecord + q, reverse_record());
+    }
+    const Snapshot mine = signature(m_c, m_steps);
+    m_disk->reserve(kSignature, mine);
+    if (!m_c.resume)
+      m_disk->save(kSignature, mine);
+    else if (m_disk->load(kSignature).numbers != mine.numbers)
+      throw CollectiveError(m_c.file + " was written by a run with other settings (case file, "
+                                       "--set or time steps): resume with the settings of the "
+                                       "killed run, or run without --resume");
+  }
+
+  // ---- signals ----
+
+  /// Where the sweep is, for the messages of a signal.
+  std::string position() const {
+    return m_reversing ? format("the reverse sweep, %.0f of %.0f steps reversed", double(m_reversed),
+                                double(m_steps))
+                       : format("the forward sweep at step %.0f of %.0f", double(m_model.steps()),
+                                double(m_steps));
+  }
+
+  /// A batch system's signal, polled on every rank together between steps. A record is valid
+  /// where no tape waits for its adjoint step (the actions counted are complete, and a resumed
+  /// run takes again the steps of an action under way, counting the objective's terms once), so
+  /// a signal that finds a tape waiting is answered after that adjoint step. Throws Stopped on
+  /// SIGTERM.
+  void respond_to_signals() {
+    if (!m_c.watch_signals)
+      return;
+    const int received = received_signal(m_model.comm());
+    if (received == SIGTERM || (received == SIGUSR1 && m_signal == 0))
+      m_signal = received;
+    const bool record = m_c.record_on_signal && m_c.resumable();
+    if (m_signal == 0 || (record && m_tapes.size() > 0))
+      return;
+    const int signal = m_signal;
+    m_signal = 0;
+    std::string saved;
+    if (record) {
+      if (!m_disk) // a run with every checkpoint in memory: the file holds the records only
+        open_store(std::vector<bool>(static_cast<std::size_t>(m_schedule->slots()), true));
+      if (m_reversing)
+        m_disk->save(kReverseRecord + static_cast<int>(m_reverse_records++ % 2), reverse_record());
+      else
+        m_disk->save(kForwardRecord + static_cast<int>(m_forward_records++ % 2), forward_record());
+      saved = "resume record written to " + m_c.file;
+    } else if (m_c.record_on_signal) {
+      saved = "checkpoint.schedule = all keeps its tapes only in memory, so this gradient "
+              "cannot be resumed (with revolve, online or multistage it can)";
+    }
+    if (signal == SIGTERM)
+      throw Stopped("stopped by SIGTERM in " + position() + (saved.empty() ? "" : "; " + saved));
+    if (!m_c.record_on_signal)
+      saved = m_c.signal_note;
+    m_log.info("SIGUSR1 in " + position() + (saved.empty() ? "" : ": " + saved) + "; going on");
   }
 
   // ---- resume records ----
@@ -314,6 +378,7 @@ class Sweep {
     if (!reversing && m_model.steps() != at.current)
       throw Error("resume: the forward state was not rebuilt");
     m_actions = newest_actions;
+    m_reversed = at.reversed;
     m_g.resumed_at = newest_actions;
   }
 
@@ -363,7 +428,10 @@ class Sweep {
   std::vector<double> m_start_times; ///< the time of x_k [s], k = 0 to the number of steps
   double m_t_end;                    ///< the run's end time [s]
   Progress m_forward, m_reverse;
+  const Log& m_log;
   SweepStats m_g;
+  long m_reversed = 0; ///< steps whose adjoint has been taken
+  int m_signal = 0;    ///< a signal not yet answered (SIGTERM or SIGUSR1)
   long m_reached = 0; ///< steps whose objective term has been added (each once)
   bool m_reversing = false;
   long m_actions = 0; ///< schedule actions carried out
@@ -392,9 +460,13 @@ void Checkpointing::validate() const {
                       "or checkpoint.disk_slots");
   if (c.disk_slots > 0 && c.file.empty())
     throw ConfigError("checkpoints on disk need a file: set checkpoint.disk_dir");
-  if (c.resume && c.disk_slots == 0)
-    throw ConfigError("--resume continues from checkpoints on disk, and this case keeps none: the "
-                      "run to resume must have checkpoint.disk_slots >= 1");
+  if (c.resume && c.schedule == S::All)
+    throw ConfigError("--resume continues from the records of a revolve, online or multistage "
+                      "run, and checkpoint.schedule = all keeps its tapes only in memory: run the "
+                      "gradient again without --resume");
+  if (c.resume && c.file.empty())
+    throw ConfigError("--resume needs the checkpoint file of the run to resume: give its "
+                      "directory (--resume DIR)");
 }
 
 SweepStats reverse_sweep(AdjointModel& model, const Checkpointing& checkpointing,

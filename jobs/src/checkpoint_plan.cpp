@@ -142,7 +142,9 @@ Checkpointing checkpointing_from(const Config& cfg, navier_stokes::NavierStokes&
                           : cfg.get_string("checkpoint.disk_dir").empty()
                               ? output_dir
                               : cfg.get_string("checkpoint.disk_dir");
-  if (c.disk_slots > 0 || !resume_dir.empty())
+  // Every schedule but `all` can resume: from checkpoints on disk after a kill, and from the
+  // record a signal writes (the file is made then if no checkpoint is on disk).
+  if (c.schedule != Checkpointing::Schedule::All || !resume_dir.empty())
     c.file = dir + "/" + kFileName;
   c.resume = !resume_dir.empty();
   c.resume_every = cfg.get_real("checkpoint.resume_every");
@@ -177,6 +179,14 @@ void print_plan(const Log& log, const Checkpointing& c, navier_stokes::NavierSto
                   tapes_in_memory(c, steps) * tape / kMiB, double(steps) * tape / kMiB));
   if (c.resume)
     log.info("  resuming the run recorded in " + c.file);
+  else if (c.resumable())
+    log.info("  resumable: SIGUSR1 writes a resume record to " + c.file +
+             ", SIGTERM writes one and stops" +
+             (c.disk_slots > 0 ? "; after a kill, the run resumes from its records on disk"
+                               : "; a kill (SIGKILL) is not resumable without "
+                                 "checkpoint.disk_slots"));
+  else
+    log.info("  not resumable: checkpoint.schedule = all keeps its tapes only in memory");
 }
 
 void print_outcome(const Log& log, const Communicator& comm, const Checkpointing& c,

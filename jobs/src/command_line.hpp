@@ -3,10 +3,12 @@
 // gradient`): options, the case file as the first positional argument, help and errors.
 
 #include "undertow/core/communicator.hpp"
+#include "undertow/core/config.hpp"
 #include "undertow/io/json.hpp"
 
 #include <boost/program_options.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace undertow {
@@ -27,6 +29,13 @@ bool parse_case_command(const Communicator& comm, const std::vector<std::string>
 /// each atomically by rank 0. Collective.
 void write_report(const Communicator& comm, const io::Json& report, const std::string& path,
                   const std::string& copy);
+
+/// The command that continues a stopped job, quoted for a POSIX shell: `undertow <command>
+/// CASE` with every --set of the run (Config::overrides) and then `options`, each an option and
+/// its value (e.g. {"--resume", dir}; an empty value for a switch such as --fd). Not collective.
+std::string continue_command(const std::string& command, const std::string& case_file,
+                             const Config& config,
+                             const std::vector<std::pair<std::string, std::string>>& options);
 
 } // namespace jobs
 } // namespace undertow

@@ -1,5 +1,6 @@
 #include "flow_outputs.hpp"
 
+#include "command_line.hpp"
 #include "restart.hpp"
 
 #include "undertow/core/error.hpp"
@@ -254,17 +255,6 @@ const FlowOutputs::Sample& FlowOutputs::sample(const Simulation& sim) {
   return x;
 }
 
-std::string FlowOutputs::continue_command(const std::string& restart_file) const {
-  // Single quotes keep a value with blanks one word in a POSIX shell.
-  const auto quoted = [](const std::string& word) {
-    return word.find_first_of(" \t'\"$") == std::string::npos ? word : "'" + word + "'";
-  };
-  std::string command = "undertow run " + quoted(m_case_file);
-  for (const auto& assignment : m_cfg.overrides())
-    command += " --set " + quoted(assignment);
-  return command + " --restart " + quoted(restart_file) + " --output " + quoted(m_output_dir);
-}
-
 void FlowOutputs::write_restart_file(Simulation& sim) {
   // Never a restart file of a diverged state: the rotation (restart.keep) would delete the good
   // ones for it.
@@ -276,7 +266,8 @@ void FlowOutputs::write_restart_file(Simulation& sim) {
   if (sim.signal() == SIGTERM)
     throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(sim.step())) +
                           format("(t = %.6e); continue with: ", m_ns.time()) +
-                          continue_command(written));
+                          continue_command("run", m_case_file, m_cfg,
+                                           {{"--restart", written}, {"--output", m_output_dir}}));
 }
 
 void FlowOutputs::print_progress(const Simulation& sim) {

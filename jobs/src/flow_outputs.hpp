@@ -134,9 +134,6 @@ class FlowOutputs {
   };
   const Sample& sample(const Simulation& sim);
   void write_restart_file(Simulation& sim);
-  /// The command that continues this run from `restart_file`: the case file, every --set of
-  /// this run, --restart and --output. Not collective.
-  std::string continue_command(const std::string& restart_file) const;
   void print_progress(const Simulation& sim);
 
   const Config& m_cfg;

@@ -323,6 +323,37 @@ int finite_difference_checks(const GradientRun& r) {
   return code;
 }
 
+/// The command that continues a gradient stopped by SIGTERM from the checkpoint file's record.
+std::string continue_gradient(const GradientOptions& o, const Config& cfg,
+                              const adjoint::Checkpointing& c, const std::string& output_dir) {
+  std::vector<std::pair<std::string, std::string>> options{{"--output", output_dir}};
+  if (!o.restart.empty())
+    options.emplace_back("--restart", o.restart);
+  if (o.taylor)
+    options.emplace_back("--taylor", "");
+  if (!o.direction.empty())
+    options.emplace_back("--direction", o.direction);
+  if (o.fd)
+    options.emplace_back("--fd", "");
+  if (!o.report.empty())
+    options.emplace_back("--report", o.report);
+  options.emplace_back("--resume", c.file.substr(0, c.file.find_last_of('/')));
+  return continue_command("gradient", o.case_file, cfg, options);
+}
+
+/// The gradient; on SIGTERM, Stopped with the command that continues it. Collective.
+Gradient gradient_or_stop(AdjointJob& job, const GradientOptions& o,
+                          const adjoint::Checkpointing& c, const std::vector<double>& dts) {
+  try {
+    return job.driver.gradient(job.m, dts);
+  } catch (const Stopped& e) {
+    if (!c.resumable())
+      throw;
+    throw Stopped(std::string(e.what()) +
+                  "; continue with: " + continue_gradient(o, job.config, c, job.loaded.output_dir));
+  }
+}
+
 } // namespace
 
 int command_gradient(const Communicator& comm, const std::vector<std::string>& args) {
@@ -348,11 +379,12 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   {
     navier_stokes::NavierStokes ns(job.domain, job.m.flow);
     checkpointing = checkpointing_from(cfg, ns, steps, dir, opt.resume);
+    checkpointing.watch_signals = true;
     job.output.commit(); // --resume and the checkpoint plan are accepted
     job.driver.set_checkpointing(checkpointing);
     print_plan(job.log, checkpointing, ns, steps);
   }
-  const Gradient g = job.driver.gradient(job.m, dts);
+  const Gradient g = gradient_or_stop(job, opt, checkpointing, dts);
   print_outcome(job.log, comm, checkpointing, g, steps);
   io::Json report = io::Json::object();
   report["undertow_version"] = UNDERTOW_VERSION_STRING;

@@ -564,8 +564,13 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   job.log.info(format("time steps: %.0f (frozen for every design)", double(dts.size())));
   {
     navier_stokes::NavierStokes ns(job.domain, job.m.flow);
-    job.driver.set_checkpointing(
-        checkpointing_from(cfg, ns, static_cast<long>(dts.size()), dir, ""));
+    adjoint::Checkpointing checkpointing =
+        checkpointing_from(cfg, ns, static_cast<long>(dts.size()), dir, "");
+    // SIGTERM stops within a step; the journal, not the sweep's records, is what --resume reads.
+    checkpointing.watch_signals = true;
+    checkpointing.record_on_signal = false;
+    checkpointing.signal_note = "the evaluation journal holds every finished evaluation";
+    job.driver.set_checkpointing(checkpointing);
   }
   job.output.commit();
   run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
@@ -581,18 +586,31 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
       comm, *design, settings, [&](const std::vector<double>& x) { return J->evaluate(x); },
       [&](const IterationRecord& r) { record.iteration(r); }, journal, job.log);
   const std::vector<double> x0 = design->values(job.m);
-  const optimisation::OptimiserResult result = optimiser.run(x0);
-
-  io::Json report = io::Json::object();
-  report["undertow_version"] = UNDERTOW_VERSION_STRING;
-  report["case"] = loaded.name;
-  report["mpi_ranks"] = comm.size();
-  report_outcome(job, opt, optimiser, *J, *design, settings, record, journal, x0, result, report);
-  const int code =
-      opt.taylor ? taylor_tests(job, optimiser, *J, *design, x0, result.x, report) : kSuccess;
-  write_report(comm, report, dir + "/optimize.json", opt.report);
-  job.log.info("history: " + dir + "/history.csv; shapes: " + dir + "/shapes/");
-  return code;
+  try {
+    const optimisation::OptimiserResult result = optimiser.run(x0);
+    io::Json report = io::Json::object();
+    report["undertow_version"] = UNDERTOW_VERSION_STRING;
+    report["case"] = loaded.name;
+    report["mpi_ranks"] = comm.size();
+    report_outcome(job, opt, optimiser, *J, *design, settings, record, journal, x0, result, report);
+    const int code =
+        opt.taylor ? taylor_tests(job, optimiser, *J, *design, x0, result.x, report) : kSuccess;
+    write_report(comm, report, dir + "/optimize.json", opt.report);
+    job.log.info("history: " + dir + "/history.csv; shapes: " + dir + "/shapes/");
+    return code;
+  } catch (const Stopped& e) {
+    // Before the first evaluation is finished there is no journal to resume from.
+    std::vector<std::pair<std::string, std::string>> options{
+        {journal.size() > 0 ? "--resume" : "--output", dir}};
+    if (opt.taylor)
+      options.emplace_back("--taylor", "");
+    if (!opt.report.empty())
+      options.emplace_back("--report", opt.report);
+    throw Stopped(std::string(e.what()) +
+                  format("; the evaluation journal holds %.0f finished evaluations",
+                         double(journal.size())) +
+                  "; continue with: " + continue_command("optimize", opt.case_file, cfg, options));
+  }
 }
 
 } // namespace jobs

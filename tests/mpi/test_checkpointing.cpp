@@ -255,7 +255,10 @@ TEST_F(CheckpointedGradient, ImpossibleSettingsAreRefusedWithTheFix) {
   EXPECT_THROW(d.set_checkpointing(plan(Kind::Multistage, 3, 2)), ConfigError); // no file
   Checkpointing c = plan(Kind::Revolve, 3, 0);
   c.resume = true;
-  EXPECT_THROW(d.set_checkpointing(c), ConfigError);
+  EXPECT_THROW(d.set_checkpointing(c), ConfigError); // no file to resume from
+  c = plan(Kind::All, 0, 0, "f.h5");
+  c.resume = true;
+  EXPECT_THROW(d.set_checkpointing(c), ConfigError); // store-all cannot resume
   // Resuming without a file to resume from.
   c = plan(Kind::Multistage, 2, 2, file_name("missing"));
   c.resume = true;

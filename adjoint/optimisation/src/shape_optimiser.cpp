@@ -316,6 +316,8 @@ const Evaluation& ShapeOptimiser::evaluate(const std::vector<double>& x) {
       if (static_cast<long>(m_journal_index) + 1 == m_settings.fail_evaluation)
         throw CollectiveError("flow solve failed (fault injection, --fail-evaluation)");
       e = m_evaluate(x);
+    } catch (const Stopped&) {
+      throw; // a batch system's SIGTERM: the journal holds the finished evaluations
     } catch (const CollectiveError& err) {
       e = Evaluation{};
       e.x = x;

@@ -57,6 +57,8 @@ class MemoryCheckpointStore : public CheckpointStore {
   bool has(int slot) const override { return m_slots.count(slot) > 0; }
   int capacity() const override { return m_capacity; }
   double bytes() const override;
+  /// Snapshots held.
+  std::size_t size() const { return m_slots.size(); }
 
  private:
   int m_capacity;

@@ -40,10 +40,24 @@ struct Checkpointing {
   /// What a resumed run must share with the run it continues (a hash of the case's settings),
   /// stored in the file and checked on resume, with the number of steps.
   std::uint64_t signature = 0;
+  /// Batch-system signals (core/signals.hpp), polled on every rank together after each forward
+  /// step and each schedule action. SIGUSR1 writes a resume record into `file` (created then if
+  /// the run keeps no checkpoint on disk) and goes on; SIGTERM writes one and throws Stopped.
+  /// Without `record_on_signal`, or when the run cannot resume (schedule = all), nothing is
+  /// written: SIGUSR1 is noted in the log and SIGTERM stops.
+  bool watch_signals = false;
+  bool record_on_signal = true;
+  /// Without record_on_signal: what the caller keeps instead, for the log line of SIGUSR1 (the
+  /// caller adds to Stopped's message what it likes).
+  std::string signal_note;
   /// Fault injection, for tests: throw Error after this many schedule actions (< 0: never), as a
   /// killed run would stop.
   long stop_after_actions = -1;
   int slots() const { return ram_slots + disk_slots; }
+  /// Whether a stopped run of this checkpointing can be resumed from `file`: every schedule but
+  /// `all`, whose tapes live only in memory. Kill -9 needs checkpoints on disk as well (the
+  /// records of the forward sweep are written with them); a signal's record needs none.
+  bool resumable() const { return schedule != Schedule::All && !file.empty(); }
   /// Throws ConfigError, naming the checkpoint.* key to change, for an impossible combination.
   /// Not collective.
   void validate() const;
@@ -115,8 +129,8 @@ class AdjointModel {
 
 /// Runs the forward and reverse sweeps of `model` over the steps `dts` [s] as `checkpointing`
 /// says, printing progress through `log` every `progress_every` steps (0: never). Throws
-/// CollectiveError if the objective is not finite or a checkpoint file cannot be used, Error
-/// at an injected stop. Collective.
+/// CollectiveError if the objective is not finite or a checkpoint file cannot be used, Stopped
+/// on SIGTERM (Checkpointing::watch_signals), Error at an injected stop. Collective.
 SweepStats reverse_sweep(AdjointModel& model, const Checkpointing& checkpointing,
                          const std::vector<double>& dts, const Log& log, long progress_every);
 

@@ -29,6 +29,14 @@ class ConfigError : public CollectiveError {
   using CollectiveError::CollectiveError;
 };
 
+/// A run stopped on purpose by a batch system's signal (SIGTERM), on every rank together. The
+/// message says what was saved and how to continue. Exit code 3, like a failed run: the job did
+/// not finish.
+class Stopped : public CollectiveError {
+ public:
+  using CollectiveError::CollectiveError;
+};
+
 /// Throws Error(message) when `condition` is false. For checks that hold in release builds too.
 inline void require(bool condition, const std::string& message) {
   if (!condition)
