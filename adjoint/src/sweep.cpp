@@ -233,8 +233,8 @@ class Sweep {
 
   /// Where the sweep is, for the messages of a signal.
   std::string position() const {
-    return m_reversing ? format("the reverse sweep, %.0f of %.0f steps reversed", double(m_reversed),
-                                double(m_steps))
+    return m_reversing ? format("the reverse sweep, %.0f of %.0f steps reversed",
+                                double(m_reversed), double(m_steps))
                        : format("the forward sweep at step %.0f of %.0f", double(m_model.steps()),
                                 double(m_steps));
   }
@@ -432,7 +432,7 @@ class Sweep {
   SweepStats m_g;
   long m_reversed = 0; ///< steps whose adjoint has been taken
   int m_signal = 0;    ///< a signal not yet answered (SIGTERM or SIGUSR1)
-  long m_reached = 0; ///< steps whose objective term has been added (each once)
+  long m_reached = 0;  ///< steps whose objective term has been added (each once)
   bool m_reversing = false;
   long m_actions = 0; ///< schedule actions carried out
   long m_forward_records = 0, m_reverse_records = 0;

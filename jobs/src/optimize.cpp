@@ -606,10 +606,10 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
       options.emplace_back("--taylor", "");
     if (!opt.report.empty())
       options.emplace_back("--report", opt.report);
-    throw Stopped(std::string(e.what()) +
-                  format("; the evaluation journal holds %.0f finished evaluations",
-                         double(journal.size())) +
-                  "; continue with: " + continue_command("optimize", opt.case_file, cfg, options));
+    throw Stopped(
+        std::string(e.what()) +
+        format("; the evaluation journal holds %.0f finished evaluations", double(journal.size())) +
+        "; continue with: " + continue_command("optimize", opt.case_file, cfg, options));
   }
 }
 
