@@ -12,11 +12,13 @@
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <mpi.h>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -85,7 +87,12 @@ int main(int argc, char** argv) {
                    world_rank, e.what());
       undertow::write_to_command_log("undertow: error on rank " + std::to_string(world_rank) +
                                      ": " + e.what());
+      // Everything this rank printed goes out before the abort, and mpirun gets a moment to
+      // forward it: the abort ends the forwarding, which cut rank 0's configuration listing.
+      std::cout.flush();
+      std::fflush(stdout);
       std::fflush(stderr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
       MPI_Abort(MPI_COMM_WORLD, undertow::jobs::kRunFailed);
     }
   }
