@@ -191,13 +191,6 @@ std::array<double, 3> point(const std::vector<double>& v, int dim, std::size_t f
   return p;
 }
 
-void check_inside(const Domain& d, const std::array<double, 3>& x, const std::string& key) {
-  for (int a = 0; a < d.dim(); ++a)
-    if (x[a] < d.spec().origin[a] || x[a] >= d.spec().origin[a] + d.spec().length[a])
-      throw ConfigError(key +
-                        format(": the point (%g, %g, %g) is outside the domain", x[0], x[1], x[2]));
-}
-
 /// Pressure difference p(x1) - p(x2) between two probe cells, p = psi / (2/3 dt).
 class PressureDrop : public Objective {
  public:
@@ -413,8 +406,8 @@ std::map<std::string, Registered>& registry() {
             throw ConfigError("diagnostics.pressure_probes needs 2 points of " +
                               std::to_string(d.dim()) + " coordinates");
           const auto x1 = point(p, d.dim(), 0), x2 = point(p, d.dim(), d.dim());
-          check_inside(d, x1, "diagnostics.pressure_probes");
-          check_inside(d, x2, "diagnostics.pressure_probes");
+          require_inside(d, x1, "diagnostics.pressure_probes");
+          require_inside(d, x2, "diagnostics.pressure_probes");
           return pressure_drop(d, x1, x2);
         }}},
       {"velocity_misfit",
@@ -445,7 +438,7 @@ std::map<std::string, Registered>& registry() {
                               "file of 'time,value' rows)");
           path = data_file(c.case_file, path);
           const auto x = point(c.config.get_real_list("objective.probe"), d.dim(), 0);
-          check_inside(d, x, "objective.probe");
+          require_inside(d, x, "objective.probe");
           const long comp = c.config.get_int("objective.probe_component");
           if (comp >= d.dim())
             throw ConfigError("objective.probe_component = " + std::to_string(comp) +

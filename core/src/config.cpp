@@ -269,6 +269,21 @@ RawConfig RawConfig::parse(const std::string& ini_text, const std::string& sourc
     else if (i + 1 >= text.size() || text[i + 1] != '\n')
       lines += '\n';
   }
+  // What boost's reader would pass over or misreport, named by its line.
+  std::istringstream scan(lines);
+  std::string line;
+  for (long number = 1; std::getline(scan, line); ++number) {
+    const std::string where = source + " line " + std::to_string(number);
+    if (line.find('\0') != std::string::npos)
+      throw ConfigError(where + " holds a NUL character: the file is binary or UTF-16, not a "
+                                "text case file; save it as plain text (ASCII or UTF-8)");
+    const std::string t = trim(line);
+    if (t.size() >= 2 && t.front() == '[' && t.back() == ']' &&
+        trim(t.substr(1, t.size() - 2)).empty())
+      throw ConfigError(where + ": '" + t +
+                        "' is a section header without a name; write "
+                        "[section], e.g. [time]");
+  }
   std::istringstream in(lines);
   po::options_description none;
   po::parsed_options parsed(&none);

@@ -231,4 +231,20 @@ std::string Domain::describe() const {
   return out.str();
 }
 
+void require_inside(const Domain& domain, const std::array<double, 3>& x, const std::string& key) {
+  const DomainSpec& spec = domain.spec();
+  for (int a = 0; a < domain.dim(); ++a)
+    if (!(x[a] >= spec.origin[a] && x[a] < spec.origin[a] + spec.length[a])) {
+      std::ostringstream point;
+      point << "(" << x[0] << ", " << x[1];
+      if (domain.dim() == 3)
+        point << ", " << x[2];
+      point << ")";
+      std::ostringstream box;
+      box << "[" << spec.origin[a] << ", " << spec.origin[a] + spec.length[a] << ")";
+      throw ConfigError(key + ": the point " + point.str() + " is outside the domain: its " +
+                        "xyz"[a] + " must be in " + box.str() + " (domain.origin, domain.length)");
+    }
+}
+
 } // namespace undertow

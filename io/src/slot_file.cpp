@@ -74,6 +74,11 @@ std::uint64_t values_checksum(const double* values, std::size_t n) {
   return sum;
 }
 
+std::uint64_t slot_checksum(long long step, const std::vector<double>& values) {
+  return values_checksum(values.data(), values.size()) ^
+         mix64(static_cast<std::uint64_t>(step) ^ 0x632be59bd9b4e019ULL);
+}
+
 struct SlotFile::Handles {
   hid_t file = -1;
   hid_t transfer = -1; ///< collective MPI-IO
@@ -131,6 +136,13 @@ SlotFile::SlotFile(const Communicator& comm, const std::string& path, Mode mode)
     : m_comm(comm), m_path(path), m_h(std::make_unique<Handles>()) {
   m_h->lock_path = path + ".lock";
   m_h->lock = lock_file(comm, m_h->lock_path, path);
+  // A file that is not HDF5 at all (empty, cut before its superblock) is named as such here:
+  // MPI-IO may open it and leave the reader to find empty slots.
+  if (mode == Mode::Open &&
+      comm.max(static_cast<long long>(comm.is_root() && H5Fis_hdf5(path.c_str()) <= 0)) > 0)
+    throw CollectiveError("cannot open the checkpoint file " + path +
+                          " for resuming: it is missing, truncated or not an HDF5 file; run the "
+                          "gradient again without --resume");
   const hid_t access = parallel_file_access(comm);
   if (mode == Mode::Create)
     m_h->file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access);
@@ -233,7 +245,7 @@ void SlotFile::write(int slot, long step, const std::vector<double>& values) {
     bad |= transfer(true, v, H5T_NATIVE_DOUBLE, m_h->transfer, 1, shape.offset, shape.count,
                     const_cast<double*>(values.data())) < 0;
   H5Fflush(m_h->file, H5F_SCOPE_GLOBAL);
-  const std::uint64_t sum = values_checksum(values.data(), values.size());
+  const std::uint64_t sum = slot_checksum(step, values);
   state[0] = step;
   std::memcpy(&state[1], &sum, sizeof sum);
   bad |= transfer(true, s, H5T_NATIVE_LLONG, m_h->transfer, 2, rank, 1, state) < 0;
@@ -273,7 +285,7 @@ long SlotFile::read(int slot, std::vector<double>& values) const {
   if (m_comm.max(static_cast<long long>(state[0] < 0)) > 0)
     throw CollectiveError(format("checkpoint slot %.0f in ", slot) + m_path +
                           " is empty or was being written when the run stopped");
-  const std::uint64_t sum = values_checksum(values.data(), values.size());
+  const std::uint64_t sum = slot_checksum(state[0], values);
   std::uint64_t stored = 0;
   std::memcpy(&stored, &state[1], sizeof stored);
   const long long corrupted = m_comm.sum(static_cast<long long>(sum != stored));

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 namespace undertow {
 namespace jobs {
@@ -147,6 +148,17 @@ Checkpointing checkpointing_from(const Config& cfg, navier_stokes::NavierStokes&
   if (c.schedule != Checkpointing::Schedule::All || !resume_dir.empty())
     c.file = dir + "/" + kFileName;
   c.resume = !resume_dir.empty();
+  if (c.resume && c.schedule != Checkpointing::Schedule::All) {
+    // Checked now, before the output folder is touched (store-all's refusal is validate()'s).
+    const Communicator& comm = ns.domain().comm();
+    const bool found = comm.max(static_cast<long long>(
+                           comm.is_root() && std::filesystem::is_regular_file(c.file))) > 0;
+    if (!found)
+      throw ConfigError("--resume " + resume_dir + ": there is no " + kFileName +
+                        " in it, so it is not the folder of a stopped gradient (a finished "
+                        "gradient removes that file): give the --output folder of the stopped "
+                        "run, or run the gradient again without --resume");
+  }
   c.resume_every = cfg.get_real("checkpoint.resume_every");
   c.signature = signature_of(cfg, steps);
   return c;

@@ -35,6 +35,10 @@ ForceReport::ForceReport(const Config& cfg, const Domain& domain,
     probe1[a] = probes[a];
     probe2[a] = probes[domain.dim() + a];
   }
+  if (has_probes) {
+    require_inside(domain, probe1, "diagnostics.pressure_probes");
+    require_inside(domain, probe2, "diagnostics.pressure_probes");
+  }
 }
 
 std::array<double, 3> ForceReport::coefficients(const NavierStokes& ns, std::size_t k) const {
@@ -163,13 +167,15 @@ bool FlowOutputs::requested(const Config& cfg) {
 }
 
 FlowOutputs::FlowOutputs(const Config& cfg, NavierStokes& ns, const std::string& output_dir,
-                         const std::string& case_file, FlowOutputKinds kinds, const Log& log)
+                         const std::string& case_file, FlowOutputKinds kinds, const Log& log,
+                         long first_step)
     : m_cfg(cfg), m_ns(ns), m_output_dir(output_dir), m_case_file(case_file), m_kinds(kinds),
       m_log(log), m_forces(cfg, ns.domain(), ns.params()),
       m_every(cfg.get_int("output.progress_every")),
       m_diagnostics_every(cfg.get_int("diagnostics.every")),
       m_diagnostics(ns.domain().comm(), output_dir + "/diagnostics.csv",
-                    diagnostics_columns(m_forces, ns.domain().dim())) {}
+                    diagnostics_columns(m_forces, ns.domain().dim()),
+                    first_step > 0 ? first_step : -1) {}
 
 void FlowOutputs::attach(Simulation& sim) {
   NavierStokes& ns = m_ns;

@@ -108,10 +108,12 @@ class FlowOutputs {
   static bool requested(const Config& cfg);
 
   /// The outputs of `ns` into `output_dir` as `cfg` asks (`case_file` is named in the message of
-  /// a SIGTERM stop). Creates diagnostics.csv and, if fields are asked for, the first snapshot.
+  /// a SIGTERM stop). Creates diagnostics.csv (a run restarted at `first_step` > 0 keeps the
+  /// rows of its first part up to that step) and, if fields are asked for, the first snapshot.
   /// Collective.
   FlowOutputs(const Config& cfg, navier_stokes::NavierStokes& ns, const std::string& output_dir,
-              const std::string& case_file, FlowOutputKinds kinds, const Log& log);
+              const std::string& case_file, FlowOutputKinds kinds, const Log& log,
+              long first_step = 0);
   /// Adds the callbacks to `sim`, which runs `ns` (a run's: from its first step). Call once.
   /// Not collective.
   void attach(Simulation& sim);

@@ -380,8 +380,8 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
     navier_stokes::NavierStokes ns(job.domain, job.m.flow);
     checkpointing = checkpointing_from(cfg, ns, steps, dir, opt.resume);
     checkpointing.watch_signals = true;
-    job.output.commit(); // --resume and the checkpoint plan are accepted
     job.driver.set_checkpointing(checkpointing);
+    job.output.commit(); // --resume and the checkpoint plan are accepted
     print_plan(job.log, checkpointing, ns, steps);
   }
   const Gradient g = gradient_or_stop(job, opt, checkpointing, dts);

@@ -62,8 +62,10 @@ int main(int argc, char** argv) {
           usage(stdout);
       } else if (it == handlers.end()) {
         if (comm.is_root()) {
-          std::fprintf(stderr, "undertow: %s '%s'\n",
-                       command.empty() ? "no command given" : "unknown command", command.c_str());
+          if (command.empty())
+            std::fprintf(stderr, "undertow: error: no command given\n");
+          else
+            std::fprintf(stderr, "undertow: error: unknown command '%s'\n", command.c_str());
           usage(stderr);
         }
         code = undertow::jobs::kUsageError;

@@ -390,8 +390,10 @@ RunResult run_navier_stokes(const RunContext& ctx) {
 
   FlowStepper stepper(ns);
   Simulation sim(ctx.domain.comm(), stepper, flow_clock(ctx, ns), first_step);
+  (void)ForceReport(cfg, ctx.domain, params); // its probes are checked before the folder changes
   ctx.accept();
-  FlowOutputs outputs(cfg, ns, ctx.output_dir, ctx.case_file, FlowOutputKinds{}, ctx.log);
+  FlowOutputs outputs(cfg, ns, ctx.output_dir, ctx.case_file, FlowOutputKinds{}, ctx.log,
+                      first_step);
   outputs.attach(sim);
   sim.run();
   if (outputs.guard().steady)

@@ -572,27 +572,32 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     checkpointing.signal_note = "the evaluation journal holds every finished evaluation";
     job.driver.set_checkpointing(checkpointing);
   }
-  job.output.commit();
-  run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
   const auto J = optimisation::make_reduced_objective(cfg.get_string("optimize.objective"),
                                                       cfg.get_string("optimize.lift_target"),
                                                       job.driver, *design, job.m, dts);
   settings.flow_constraints = J->flow_constraints();
-  if (!settings.flow_constraints.empty())
-    job.log.info(format("lift target: C_L = %.10e", optimisation::lift_target_of(*J)));
 
-  OptimisationRecord record(job, *J, *design, settings, dts);
+  // The folder changes only once TAO has accepted x0 and optimize.petsc_options.
+  std::unique_ptr<OptimisationRecord> record;
+  const auto accepted = [&] {
+    job.output.commit();
+    run_on_root(comm, [&] { io::make_directories(dir + "/shapes"); });
+    if (!settings.flow_constraints.empty())
+      job.log.info(format("lift target: C_L = %.10e", optimisation::lift_target_of(*J)));
+    record = std::make_unique<OptimisationRecord>(job, *J, *design, settings, dts);
+  };
   optimisation::ShapeOptimiser optimiser(
       comm, *design, settings, [&](const std::vector<double>& x) { return J->evaluate(x); },
-      [&](const IterationRecord& r) { record.iteration(r); }, journal, job.log);
+      [&](const IterationRecord& r) { record->iteration(r); }, journal, job.log);
   const std::vector<double> x0 = design->values(job.m);
   try {
-    const optimisation::OptimiserResult result = optimiser.run(x0);
+    const optimisation::OptimiserResult result = optimiser.run(x0, accepted);
     io::Json report = io::Json::object();
     report["undertow_version"] = UNDERTOW_VERSION_STRING;
     report["case"] = loaded.name;
     report["mpi_ranks"] = comm.size();
-    report_outcome(job, opt, optimiser, *J, *design, settings, record, journal, x0, result, report);
+    report_outcome(job, opt, optimiser, *J, *design, settings, *record, journal, x0, result,
+                   report);
     const int code =
         opt.taylor ? taylor_tests(job, optimiser, *J, *design, x0, result.x, report) : kSuccess;
     write_report(comm, report, dir + "/optimize.json", opt.report);

@@ -20,7 +20,11 @@ PendingOutput::PendingOutput(const Communicator& comm, const std::string& dir)
     : m_root(comm.rank() == 0), m_dir(dir), m_exceptions_at_start(std::uncaught_exceptions()) {
   run_on_root(comm, [&] {
     m_created = !std::filesystem::exists(dir);
-    io::make_directories(dir);
+    try {
+      io::make_directories(dir);
+    } catch (const Error& e) {
+      throw ConfigError(e.what()); // the folder the command was given: bad input, exit 2
+    }
   });
 }
 

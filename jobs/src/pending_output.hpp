@@ -15,7 +15,8 @@ namespace jobs {
 
 class PendingOutput {
  public:
-  /// Creates `dir` if missing (rank 0). Throws Error if it cannot. Collective.
+  /// Creates `dir` if missing (rank 0). Throws ConfigError (the --output given cannot be used)
+  /// if it cannot. Collective.
   PendingOutput(const Communicator& comm, const std::string& dir);
   /// Unwinding from an exception before commit(): removes the pending files (and the folder if
   /// this command made it and nothing else is in it). Otherwise commits. Rank 0; not collective.

@@ -130,11 +130,17 @@ std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& n
 
 long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, const Domain& domain,
                   const Config& config) {
-  const bool exists = domain.comm().max(static_cast<long long>(domain.comm().is_root() &&
-                                                               std::filesystem::exists(path))) > 0;
-  if (!exists)
+  // 0: missing, 1: a directory (or a device), 2: a regular file.
+  long long kind = 0;
+  if (domain.comm().is_root())
+    kind = std::filesystem::is_regular_file(path) ? 2 : std::filesystem::exists(path) ? 1 : 0;
+  kind = domain.comm().max(kind);
+  if (kind == 0)
     throw ConfigError("--restart " + path + ": no such file. Restart files are written to " +
                       "<output>/restart/ (restart.every, restart.at_step, or SIGUSR1/SIGTERM).");
+  if (kind == 1)
+    throw ConfigError("--restart " + path + ": not a regular file (a directory?); give one " +
+                      "restart file, e.g. <output>/restart/restart_000000100.h5");
   try {
     io::FieldFile file(domain, path, io::FieldFile::Mode::Read);
     if (!file.has_attribute("format") || file.string_attribute("format") != kFormat)

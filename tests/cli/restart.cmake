@@ -1,7 +1,8 @@
 # Restart tests, run as one CTest each:
-#   MODE=exact: run A (N steps) and B (the same, writing a restart at step K) on RANKS_A ranks,
-#     then C from B's restart on RANKS_C ranks. A and C must end in the same state: bitwise
-#     (equal state checksums) when RANKS_C == RANKS_A, to 1e-12 relative otherwise.
+#   MODE=exact: run A (N steps) and B (stopped early, writing a restart at step K) on RANKS_A
+#     ranks, then C from B's restart into B's folder on RANKS_C ranks. A and C must end in the
+#     same state: bitwise (equal state checksums) when RANKS_C == RANKS_A, to 1e-12 relative
+#     otherwise; C's diagnostics.csv must be A's (B's rows to step K, then C's).
 #   MODE=kill: a run writing a restart file every step is killed (SIGKILL) while it runs; every
 #     restart file left behind must load.
 # cmake -DMODE=... -DMPI=<mpiexec|-n|...> -DUNDERTOW=... -DCASE=... -DWORK=... -DRANKS_A=.. -DRANKS_C=.. -P restart.cmake
@@ -36,14 +37,32 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 if(MODE STREQUAL "exact")
-  run(${RANKS_A} --set time.t_end=0.08 --output ${WORK}/a)
-  run(${RANKS_A} --set time.t_end=0.08 --set restart.at_step=10 --output ${WORK}/b)
-  run(${RANKS_C} --set time.t_end=0.08 --restart ${WORK}/b/restart/restart_000000010.h5
-      --output ${WORK}/c)
+  # C continues into B's folder, as a requeued job does: its diagnostics.csv must go on from B's
+  # rows up to the restart step, so that it ends as A's (bitwise on the same rank count).
+  run(${RANKS_A} --set time.t_end=0.08 --set diagnostics.every=1 --output ${WORK}/a)
+  run(${RANKS_A} --set time.t_end=0.06 --set diagnostics.every=1 --set restart.at_step=10
+      --output ${WORK}/b)
+  run(${RANKS_C} --set time.t_end=0.08 --set diagnostics.every=1
+      --restart ${WORK}/b/restart/restart_000000010.h5 --output ${WORK}/b)
   figure(${WORK}/a state_checksum sum_a)
-  figure(${WORK}/c state_checksum sum_c)
+  figure(${WORK}/b state_checksum sum_c)
   figure(${WORK}/a kinetic_energy ke_a)
-  figure(${WORK}/c kinetic_energy ke_c)
+  figure(${WORK}/b kinetic_energy ke_c)
+  file(STRINGS ${WORK}/a/diagnostics.csv diagnostics_a)
+  file(STRINGS ${WORK}/b/diagnostics.csv diagnostics_c)
+  list(LENGTH diagnostics_a rows_a)
+  list(LENGTH diagnostics_c rows_c)
+  message(STATUS "diagnostics.csv: ${rows_a} lines uninterrupted, ${rows_c} continued")
+  if(NOT rows_a EQUAL rows_c OR rows_a LESS 20)
+    message(FATAL_ERROR "the continued run's diagnostics.csv has ${rows_c} lines, the "
+                        "uninterrupted run's ${rows_a}")
+  endif()
+  if(RANKS_A EQUAL RANKS_C AND NOT diagnostics_a STREQUAL diagnostics_c)
+    message(FATAL_ERROR "the continued run's diagnostics.csv differs from the uninterrupted one's")
+  endif()
+  if(NOT EXISTS ${WORK}/b/run.log.1)
+    message(FATAL_ERROR "the first part's run.log was not kept as run.log.1")
+  endif()
   message(STATUS "uninterrupted: ${sum_a} KE ${ke_a}")
   message(STATUS "restarted:     ${sum_c} KE ${ke_c}")
   if(RANKS_A EQUAL RANKS_C)

@@ -391,19 +391,12 @@ void ShapeOptimiser::iteration_done(const std::vector<double>& x, double gradien
 }
 
 std::vector<std::string> tao_option_names(const std::string& options) {
-  std::vector<std::string> names;
-  std::istringstream words(options);
-  std::string word;
-  while (words >> word) {
-    if (word.size() < 2 || word[0] != '-' || std::isdigit(static_cast<unsigned char>(word[1])) ||
-        word[1] == '.')
-      continue; // a value
+  const std::vector<std::string> names = linear::option_names("optimize.petsc_options", options);
+  for (const std::string& word : names)
     if (word.rfind("-optimize_", 0) != 0)
       throw ConfigError("optimize.petsc_options: '" + word +
                         "' lacks the prefix of the optimiser's options: write -optimize_" +
                         word.substr(1));
-    names.push_back(word);
-  }
   return names;
 }
 
@@ -503,7 +496,8 @@ void set_from_options(Tao tao, const linear::SolverOptions& options, const std::
 
 } // namespace
 
-OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
+OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0,
+                                    const std::function<void()>& accepted) {
   using linear::check_petsc;
   const std::size_t n = x0.size();
   for (std::size_t i = 0; i < n; ++i)
@@ -548,6 +542,8 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0) {
   options.insert(m_settings.petsc_options);
   const auto active = options.activate();
   set_from_options(tao, options, m_settings.petsc_options);
+  if (accepted)
+    accepted();
 
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
   const PetscErrorCode status = TaoSolve(tao);

@@ -1,7 +1,34 @@
 #include "undertow/solvers/linear/petsc_options.hpp"
 
+#include "undertow/core/error.hpp"
+
+#include <cctype>
+#include <sstream>
+
 namespace undertow {
 namespace linear {
+
+std::vector<std::string> option_names(const std::string& key, const std::string& options) {
+  std::vector<std::string> names;
+  std::istringstream words(options);
+  std::string word;
+  bool value_allowed = false; // a word without a dash is the value of the option before it
+  while (words >> word) {
+    const bool number = word.size() >= 2 && word[0] == '-' &&
+                        (std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.');
+    if (word[0] == '-' && word.size() >= 2 && !number) {
+      names.push_back(word);
+      value_allowed = true;
+    } else if (value_allowed) {
+      value_allowed = false;
+    } else {
+      throw ConfigError(key + ": '" + word + "' is not a PETSc option (options start with '-', " +
+                        "as in -pc_type lu) nor the value of one; write -" +
+                        (word[0] == '-' ? word.substr(1) : word) + " if it is an option");
+    }
+  }
+  return names;
+}
 
 SolverOptions::SolverOptions() {
   check_petsc(PetscOptionsCreate(m_options.out()), "PetscOptionsCreate");

@@ -1,6 +1,7 @@
 #include "undertow/solvers/navier_stokes/flow_keys.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/solvers/linear/petsc_options.hpp"
 
 #include <cmath>
 
@@ -47,6 +48,7 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
   params.pressure.rtol = cfg.get_real("pressure.rtol");
   params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
   params.pressure.options = cfg.get_string("pressure.petsc_options");
+  linear::option_names("pressure.petsc_options", params.pressure.options); // checked now
   {
     using P = linear::PressurePreconditioner;
     const std::string pc = cfg.get_string("pressure.preconditioner");

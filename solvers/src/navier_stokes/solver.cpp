@@ -186,16 +186,18 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     std::array<Field, 3> masks;
     for (int c = 0; c < domain.dim(); ++c)
       masks[c] = body_mask(domain, kFaces[c], shape, eps);
-    // A body that no face sees is a misplaced centre (or a body far below the grid spacing),
-    // not an obstacle: the run would silently compute the empty channel.
+    // A body that contains no velocity face is a misplaced centre or a body below the grid
+    // spacing, not an obstacle: the run would compute the empty channel, or a smear.
     double seen = 0;
     for (int c = 0; c < domain.dim(); ++c)
       seen = std::max(seen, global_max(domain.comm(), masks[c]));
-    if (!(seen > 1e-6))
-      throw ConfigError(format("obstacle%.0f lies outside the domain (or is far smaller than a "
-                               "cell): its mask is 0 on every face. Put its centre inside the box "
-                               "(domain.origin, domain.length) or refine the grid",
-                               double(m_masks.size() + 1)));
+    if (!(seen >= 0.5))
+      throw ConfigError(format("obstacle%.0f contains no velocity face of the grid (its mask is ",
+                               double(m_masks.size() + 1)) +
+                        format("at most %.3g): it lies outside the domain or is smaller than a "
+                               "cell (h = %g). Put its centre inside the box (domain.origin, "
+                               "domain.length), make it larger, or refine the grid",
+                               seen, h_min));
     m_masks.push_back(masks);
   }
   m_penalised_flow = !m_masks.empty() || params.obstacles.has_design();

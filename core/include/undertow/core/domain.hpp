@@ -117,4 +117,8 @@ class Domain {
 /// chosen to minimise the cut area. Throws ConfigError if it cannot be done. Not collective.
 std::array<int, 3> choose_process_grid(const DomainSpec& spec, int size);
 
+/// Throws ConfigError naming `key` unless the point x [length unit] lies in the domain's box
+/// (lower faces included, upper faces excluded; z ignored in 2D). Not collective.
+void require_inside(const Domain& domain, const std::array<double, 3>& x, const std::string& key);
+
 } // namespace undertow

@@ -2,7 +2,7 @@
 /// \file
 /// A parallel HDF5 file of numbered slots, for checkpoints: each slot is a preallocated dataset
 /// holding every rank's part (a vector of doubles) side by side, overwritten in place. Each
-/// rank's part carries its own checksum and a step number, verified on every read.
+/// rank's part carries a step number and a checksum of both, verified on every read.
 ///
 /// Layout, for slot q: datasets "slot_q/values" (the ranks' parts concatenated in rank order),
 /// "slot_q/counts" (each rank's part size) and "slot_q/state" (per rank: the step stored, -1
@@ -74,6 +74,9 @@ class SlotFile {
 
 /// A checksum of `n` doubles' bit patterns and positions. Not collective.
 std::uint64_t values_checksum(const double* values, std::size_t n);
+/// The checksum a slot stores: its values' and its step's, so that a changed step is caught as
+/// surely as a changed value. Not collective.
+std::uint64_t slot_checksum(long long step, const std::vector<double>& values);
 
 } // namespace io
 } // namespace undertow

@@ -128,8 +128,11 @@ class ShapeOptimiser {
   /// Throws ConfigError for bounds that exclude x0 or have the wrong size. Not collective.
   ShapeOptimiser(const Communicator& comm, const ShapeDesign& design, OptimiserSettings settings,
                  Evaluate evaluate, Monitor monitor, EvaluationJournal& journal, const Log& log);
-  /// Runs TAO from x0. Throws CollectiveError if TAO fails. Collective.
-  OptimiserResult run(const std::vector<double>& x0);
+  /// Runs TAO from x0. Throws ConfigError, before any evaluation, for an x0 outside the bounds
+  /// or a bad optimize.petsc_options (unknown TAO type, an option TAO does not use); then calls
+  /// `accepted` (if given: where a job commits its output folder), then optimises. Throws
+  /// CollectiveError if TAO fails. Collective.
+  OptimiserResult run(const std::vector<double>& x0, const std::function<void()>& accepted = {});
 
   // For TAO's callbacks (public so that they can be plain functions).
   /// J and dJ/dx at x, from the journal or by an evaluation. Collective.

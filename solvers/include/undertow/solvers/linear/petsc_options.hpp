@@ -14,6 +14,12 @@
 namespace undertow {
 namespace linear {
 
+/// The option names of `options`, written as on a command line ("-pc_type gamg -ksp_monitor"),
+/// in order. Throws ConfigError naming the case-file `key` for a word that is neither an option
+/// (-name) nor the value of the option before it ("pc_type lu": a forgotten dash). Not
+/// collective.
+std::vector<std::string> option_names(const std::string& key, const std::string& options);
+
 class SolverOptions {
  public:
   /// A copy of the global options database. Not collective.
