@@ -269,7 +269,8 @@ class Sweep {
               "cannot be resumed (with revolve, online or multistage it can)";
     }
     if (signal == SIGTERM)
-      throw Stopped("stopped by SIGTERM in " + position() + (saved.empty() ? "" : "; " + saved));
+      throw Stopped("stopped by " + stop_reason() + " in " + position() +
+                    (saved.empty() ? "" : "; " + saved));
     if (!m_c.record_on_signal)
       saved = m_c.signal_note;
     m_log.info("SIGUSR1 in " + position() + (saved.empty() ? "" : ": " + saved) + "; going on");

@@ -1,8 +1,11 @@
 #include "command_line.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/signals.hpp"
 #include "undertow/io/files.hpp"
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -11,17 +14,64 @@ namespace po = boost::program_options;
 namespace undertow {
 namespace jobs {
 
+double parse_walltime(const std::string& text) {
+  const auto bad = [&] {
+    return ConfigError("--walltime " + text +
+                       ": not a time; give seconds (3600) or Slurm's MM:SS, HH:MM:SS or "
+                       "D-HH:MM:SS (23:50:00)");
+  };
+  // D-HH[:MM[:SS]], or SS, MM:SS, HH:MM:SS
+  std::string rest = text;
+  double days = 0;
+  const auto dash = rest.find('-');
+  if (dash != std::string::npos) {
+    char* end = nullptr;
+    const std::string d = rest.substr(0, dash);
+    days = std::strtod(d.c_str(), &end);
+    if (d.empty() || *end != '\0' || !(days >= 0))
+      throw bad();
+    rest = rest.substr(dash + 1);
+  }
+  std::vector<double> parts;
+  std::istringstream in(rest);
+  std::string part;
+  while (std::getline(in, part, ':')) {
+    char* end = nullptr;
+    const double v = std::strtod(part.c_str(), &end);
+    if (part.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+      throw bad();
+    parts.push_back(v);
+  }
+  if (parts.empty() || parts.size() > 3)
+    throw bad();
+  if (dash != std::string::npos) // hours first
+    while (parts.size() < 3)
+      parts.push_back(0);
+  double seconds = 0;
+  for (double v : parts)
+    seconds = seconds * 60 + v;
+  seconds += days * 86400;
+  if (!(seconds > 0))
+    throw ConfigError("--walltime " + text + ": the budget must be longer than 0 s");
+  return seconds;
+}
+
 bool parse_case_command(const Communicator& comm, const std::vector<std::string>& args,
                         const std::string& command, const std::string& usage,
                         const po::options_description& visible,
                         const po::options_description& hidden, po::variables_map& vm) {
-  po::options_description all = visible;
+  // Every command that runs a case takes a walltime budget.
+  po::options_description shown = visible;
+  shown.add_options()("walltime", po::value<std::string>(),
+                      "stop before this wall-clock time has passed, as SIGTERM does (state saved, "
+                      "exit 75): seconds, or MM:SS, HH:MM:SS, D-HH:MM:SS as in Slurm");
+  po::options_description all = shown;
   all.add(hidden);
   all.add_options()("case", po::value<std::string>(), "case file");
   po::positional_options_description positional;
   positional.add("case", 1);
   std::ostringstream help;
-  help << visible;
+  help << shown;
   // Boost takes the next word as an option's value even when it is another option
   // (`--set --output DIR`), and then reports only a stray positional argument.
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
@@ -64,9 +114,11 @@ bool parse_case_command(const Communicator& comm, const std::vector<std::string>
   }
   if (vm.count("help")) {
     if (comm.is_root())
-      std::cout << "usage: " << usage << "\n" << visible;
+      std::cout << "usage: " << usage << "\n" << shown;
     return false;
   }
+  if (vm.count("walltime"))
+    set_walltime_budget(parse_walltime(vm["walltime"].as<std::string>()));
   if (!vm.count("case"))
     throw ConfigError("undertow " + command + ": no case file given; usage: " + usage);
   return true;

@@ -17,13 +17,19 @@ namespace jobs {
 /// Parses `args` of `undertow <command> CASE.ini [options]` into `vm`: the `visible` options
 /// (shown by --help and with errors) and the `hidden` ones, the case file as "case". On --help,
 /// rank 0 prints the usage and the options and it returns false. A bad command line, or no case
-/// file, throws ConfigError that names the command and shows `usage` and the options.
+/// file, throws ConfigError that names the command and shows `usage` and the options. Every
+/// command also takes --walltime (parse_walltime), which sets the walltime budget of
+/// received_signal (core/signals.hpp) from now.
 /// Collective (every rank parses the same arguments).
 bool parse_case_command(const Communicator& comm, const std::vector<std::string>& args,
                         const std::string& command, const std::string& usage,
                         const boost::program_options::options_description& visible,
                         const boost::program_options::options_description& hidden,
                         boost::program_options::variables_map& vm);
+
+/// Seconds of a --walltime: "3600" (seconds), "MM:SS", "HH:MM:SS" or "D-HH[:MM[:SS]]" (Slurm's
+/// forms). Throws ConfigError naming the value. Not collective.
+double parse_walltime(const std::string& text);
 
 /// Writes a command's JSON report to `path` and, if `copy` is not empty, to `copy` too (--report),
 /// each atomically by rank 0. Collective.

@@ -17,6 +17,9 @@ enum ExitCode : int {
   kCheckFailed = 1, ///< ran, but --check found a mismatch against the reference
   kUsageError = 2,  ///< bad command line or case file
   kRunFailed = 3,   ///< the run itself failed (diverged, I/O, ...)
+  /// Stopped on purpose with its state saved (SIGTERM, a spent --walltime): the printed command
+  /// continues it, and a batch script requeues on this code. 75 is EX_TEMPFAIL of sysexits.h.
+  kStopped = 75,
 };
 
 int command_info(const Communicator& comm, const std::vector<std::string>& args);

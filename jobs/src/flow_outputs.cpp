@@ -5,6 +5,7 @@
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
+#include "undertow/core/signals.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
@@ -270,10 +271,10 @@ void FlowOutputs::write_restart_file(Simulation& sim) {
                     static_cast<int>(m_cfg.get_int("restart.keep")), sim.dt());
   m_log.info(format("restart file for step %.0f: ", double(sim.step())) + written);
   if (sim.signal() == SIGTERM)
-    throw CollectiveError(format("stopped by SIGTERM at step %.0f ", double(sim.step())) +
-                          format("(t = %.6e); continue with: ", m_ns.time()) +
-                          continue_command("run", m_case_file, m_cfg,
-                                           {{"--restart", written}, {"--output", m_output_dir}}));
+    throw Stopped("stopped by " + stop_reason() + format(" at step %.0f ", double(sim.step())) +
+                  format("(t = %.6e); continue with: ", m_ns.time()) +
+                  continue_command("run", m_case_file, m_cfg,
+                                   {{"--restart", written}, {"--output", m_output_dir}}));
 }
 
 void FlowOutputs::print_progress(const Simulation& sim) {

@@ -347,8 +347,8 @@ Gradient gradient_or_stop(AdjointJob& job, const GradientOptions& o,
   try {
     return job.driver.gradient(job.m, dts);
   } catch (const Stopped& e) {
-    if (!c.resumable())
-      throw;
+    if (!c.resumable()) // nothing to continue from: a failure, not a requeue
+      throw CollectiveError(e.what());
     throw Stopped(std::string(e.what()) +
                   "; continue with: " + continue_gradient(o, job.config, c, job.loaded.output_dir));
   }

@@ -1,7 +1,8 @@
 /// The `undertow` executable. Order of life: MPI, then Kokkos, then PETSc, then the subcommand;
 /// they are finalised in reverse order. Error policy:
-///   - ConfigError / CollectiveError: every rank raised it, rank 0 prints it, all ranks exit
-///     cleanly with code 2 (bad input) or 3 (run failure).
+///   - ConfigError / CollectiveError / Stopped: every rank raised it, rank 0 prints it, all ranks
+///     exit cleanly with code 2 (bad input), 3 (run failure) or 75 (stopped with its state
+///     saved, to be continued: a requeue).
 ///   - any other exception: raised on some ranks only; that rank prints it with its rank number
 ///     and aborts the whole job (MPI_Abort), so the other ranks never hang.
 
@@ -78,6 +79,12 @@ int main(int argc, char** argv) {
         undertow::write_to_command_log(std::string("undertow: error: ") + e.what());
       }
       code = undertow::jobs::kUsageError;
+    } catch (const undertow::Stopped& e) {
+      if (world_rank == 0) {
+        std::fprintf(stderr, "undertow: %s\n", e.what()); // "stopped by ..."
+        undertow::write_to_command_log(std::string("undertow: ") + e.what());
+      }
+      code = undertow::jobs::kStopped;
     } catch (const undertow::CollectiveError& e) {
       if (world_rank == 0) {
         std::fprintf(stderr, "undertow: error: %s\n", e.what());

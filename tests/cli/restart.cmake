@@ -84,14 +84,14 @@ if(MODE STREQUAL "exact")
   endif()
 elseif(MODE STREQUAL "signal")
   # SIGUSR1: a restart file, and the run goes on; SIGTERM: a restart file, and the run stops
-  # with exit code 3 and the command that continues it. Then that command works.
+  # with exit code 75 (a requeue) and the command that continues it. Then that command works.
   execute_process(COMMAND sh -c "\"$0\" run \"$1\" --set 'domain.cells=110 21' --set time.dt=0.004 \
       --set time.t_end=8 --output \"$2\" > \"$2.log\" 2>&1 & pid=$!; sleep 2; kill -USR1 $pid; \
       sleep 1; kill -TERM $pid; wait $pid; echo exit=$?"
       ${UNDERTOW} ${CASE} ${WORK}/s OUTPUT_VARIABLE result TIMEOUT 120)
   file(READ ${WORK}/s.log log)
-  if(NOT result MATCHES "exit=3")
-    message(FATAL_ERROR "expected exit 3 after SIGTERM, got ${result}:\n${log}")
+  if(NOT result MATCHES "exit=75")
+    message(FATAL_ERROR "expected exit 75 after SIGTERM, got ${result}:\n${log}")
   endif()
   if(NOT log MATCHES "stopped by SIGTERM at step [0-9]+ .*continue with: undertow run .*--restart ")
     message(FATAL_ERROR "no SIGTERM message:\n${log}")

@@ -308,6 +308,9 @@ def command_line_cases():
         ["config.ini"], output=None)
     add("restart_and_name_escape", ["run", "{case}", "--restart", "{restart}", "--set",
                                     "case.name=../x"], ["case.name"], output=None)
+    add("walltime_words", ["run", "{case}", "--walltime", "soon"], ["--walltime soon"])
+    add("walltime_negative", ["run", "{case}", "--walltime", "-1:00"], ["walltime"])
+    add("walltime_zero", ["gradient", "{case}", "--walltime", "0:00:00"], ["--walltime 0:00:00"])
     add("initial_poiseuille_walls", ["run", "{case}", "--set", "initial.type=poiseuille"],
         ["initial.type", "poiseuille"], "either", output="fresh")
     # gradient

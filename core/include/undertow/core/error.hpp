@@ -29,9 +29,9 @@ class ConfigError : public CollectiveError {
   using CollectiveError::CollectiveError;
 };
 
-/// A run stopped on purpose by a batch system's signal (SIGTERM), on every rank together. The
-/// message says what was saved and how to continue. Exit code 3, like a failed run: the job did
-/// not finish.
+/// A run stopped on purpose (a batch system's SIGTERM, a spent walltime budget), on every rank
+/// together, with its state saved. The message says what was saved and how to continue. Exit
+/// code 75 (the executable's kStopped): a batch script requeues the job on it.
 class Stopped : public CollectiveError {
  public:
   using CollectiveError::CollectiveError;

@@ -1,0 +1,74 @@
+#!/bin/bash
+# The walltime protocol of a batch job: a command given --walltime stops before the budget is
+# spent, with its state saved (restart file, resume record, journal), exit 75, and the command
+# that continues it. Continued the way a requeued job is (the printed command, again while it
+# exits 75, each time with the same budget), it ends with bitwise the result of an
+# uninterrupted run on the same ranks.
+#
+# usage: walltime_resume.sh UNDERTOW COMMAND CASE WORK RANKS MPIEXEC...
+#   COMMAND: run (a flow), gradient (revolve, every checkpoint in memory) or optimize
+set -u
+undertow=$1 command=$2 case=$3 work=$4 ranks=$5
+shift 5
+mpi=("$@")
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "FAILED: $*"; exit 1; }
+
+case "$command" in
+run)
+  settings=(--set "domain.cells=110 21" --set time.dt=0.004 --set time.t_end=4
+            --set output.progress_every=250)
+  result() { grep -o '"state_checksum": "[^"]*"' "$1"; }
+  parts=3 ;;
+gradient)
+  settings=(--set checkpoint.schedule=revolve --set checkpoint.ram_slots=4
+            --set adjoint.fields=false --set output.progress_every=25)
+  result() { sed -n '/"gradient": {/,/}/p;/"objective":/p' "$1"; }
+  parts=2 ;; # a resumed revolve sweep first rebuilds its checkpoints from x_0
+optimize)
+  settings=(--set domain.cells=48,24 --set time.t_end=4 --set objective.window=2,4
+            --set optimize.max_iterations=4)
+  result() { sed -n '/"design_final": {/,/}/p;/"objective_final":/p' "$1"; }
+  parts=2 ;;
+*) fail "unknown command $command" ;;
+esac
+report=(--report "$work/reference.json")
+
+start=$(date +%s.%N)
+"${mpi[@]}" "$ranks" "$undertow" "$command" "$case" "${settings[@]}" --output "$work/reference" \
+  "${report[@]}" > "$work/reference.log" 2>&1 || fail "the reference run: $(tail -3 "$work/reference.log")"
+seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+# A budget of a fraction of the uninterrupted run: two or more parts.
+budget=$(awk -v s="$seconds" -v n="$parts" 'BEGIN { b = s / n; if (b < 1) b = 1; printf "%.2f", b }')
+echo "uninterrupted: $seconds s; budget of each part: $budget s"
+
+"${mpi[@]}" "$ranks" "$undertow" "$command" "$case" "${settings[@]}" --output "$work/parted" \
+  --report "$work/parted.json" --walltime "$budget" > "$work/part1.log" 2>&1
+code=$?
+[ "$code" = 75 ] || fail "exit $code with --walltime $budget (expected 75): $(tail -3 "$work/part1.log")"
+grep -E "stopped by the --walltime budget of" "$work/part1.log" || fail "no walltime message"
+
+# Requeued: the printed command, with the job's budget, until it finishes.
+part=1
+while [ "$code" = 75 ]; do
+  printed=$(sed -n 's/.*continue with: //p' "$work/part$part.log" | head -1)
+  [ -n "$printed" ] || fail "part $part printed no continue command"
+  [ "$part" -le 10 ] || fail "more than 10 parts"
+  eval "set -- $printed"
+  [ "$1" = undertow ] || fail "the continue command does not start with undertow: $printed"
+  shift
+  part=$((part + 1))
+  "${mpi[@]}" "$ranks" "$undertow" "$@" --walltime "$budget" > "$work/part$part.log" 2>&1
+  code=$?
+done
+[ "$code" = 0 ] || fail "part $part ended with exit $code: $(tail -5 "$work/part$part.log")"
+echo "finished in $part parts"
+[ "$part" -ge 2 ] || fail "the budget did not stop the run"
+
+[ -n "$(result "$work/reference.json")" ] || fail "no results in the reference report"
+# `run` continues without --report: its report is the output folder's.
+outcome="$work/parted.json"
+[ "$command" = run ] && outcome="$work/parted/report.json"
+diff <(result "$work/reference.json") <(result "$outcome") \
+  || fail "the run in $part parts differs from the uninterrupted one"
+echo "the run in $part parts gives the uninterrupted result ($(result "$outcome" | wc -l) lines)"
