@@ -133,23 +133,24 @@ void write_report(const Communicator& comm, const io::Json& report, const std::s
   });
 }
 
+std::string shell_quoted(const std::string& word) {
+  // Single quotes keep a value with blanks one word in a POSIX shell; a quote inside is '\''.
+  if (!word.empty() && word.find_first_of(" \t\n'\"$`\\*?[]{}()<>|&;#~!") == std::string::npos)
+    return word;
+  std::string text = "'";
+  for (char c : word)
+    text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return text + "'";
+}
+
 std::string continue_command(const std::string& command, const std::string& case_file,
                              const Config& config,
                              const std::vector<std::pair<std::string, std::string>>& options) {
-  // Single quotes keep a value with blanks one word in a POSIX shell; a quote inside is '\''.
-  const auto quoted = [](const std::string& word) {
-    if (!word.empty() && word.find_first_of(" \t\n'\"$`\\*?[]{}()<>|&;#~!") == std::string::npos)
-      return word;
-    std::string text = "'";
-    for (char c : word)
-      text += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return text + "'";
-  };
-  std::string text = "undertow " + command + " " + quoted(case_file);
+  std::string text = "undertow " + command + " " + shell_quoted(case_file);
   for (const auto& assignment : config.overrides())
-    text += " --set " + quoted(assignment);
+    text += " --set " + shell_quoted(assignment);
   for (const auto& option : options)
-    text += " " + option.first + (option.second.empty() ? "" : " " + quoted(option.second));
+    text += " " + option.first + (option.second.empty() ? "" : " " + shell_quoted(option.second));
   return text;
 }
 

@@ -36,6 +36,9 @@ double parse_walltime(const std::string& text);
 void write_report(const Communicator& comm, const io::Json& report, const std::string& path,
                   const std::string& copy);
 
+/// `word` as one word of a POSIX shell: as it is, or single-quoted. Not collective.
+std::string shell_quoted(const std::string& word);
+
 /// The command that continues a stopped job, quoted for a POSIX shell: `undertow <command>
 /// CASE` with every --set of the run (Config::overrides) and then `options`, each an option and
 /// its value (e.g. {"--resume", dir}; an empty value for a switch such as --fd). Not collective.

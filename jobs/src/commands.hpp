@@ -26,6 +26,7 @@ int command_info(const Communicator& comm, const std::vector<std::string>& args)
 int command_run(const Communicator& comm, const std::vector<std::string>& args);
 int command_gradient(const Communicator& comm, const std::vector<std::string>& args);
 int command_optimize(const Communicator& comm, const std::vector<std::string>& args);
+int command_submit(const Communicator& comm, const std::vector<std::string>& args);
 int command_keys(const Communicator& comm, const std::vector<std::string>& args);
 
 } // namespace jobs

@@ -33,6 +33,9 @@ void usage(std::FILE* out) {
            "                            --fd checks ('undertow gradient --help')\n"
            "  optimize CASE.ini [opts]  shape optimisation with TAO and adjoint gradients\n"
            "                            ('undertow optimize --help')\n"
+           "  submit CASE.ini [run|gradient|optimize] --walltime T [opts]\n"
+           "                            a Slurm or PBS batch job that requeues itself until it\n"
+           "                            is done ('undertow submit --help')\n"
            "  keys [--markdown]         every case-file key with its default and meaning\n");
 }
 
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
           {"run", undertow::jobs::command_run},
           {"gradient", undertow::jobs::command_gradient},
           {"optimize", undertow::jobs::command_optimize},
+          {"submit", undertow::jobs::command_submit},
           {"keys", undertow::jobs::command_keys}};
       const auto it = handlers.find(command);
       if (command == "--help" || command == "-h" || command == "help") {

@@ -1,0 +1,298 @@
+/// `undertow submit CASE.ini [run|gradient|optimize] --walltime T [options]`: writes a Slurm or
+/// PBS batch script for the command, from the template jobs/templates/batch_job.sh, into the
+/// run's output directory, and submits it (sbatch, qsub); --dry-run prints it instead. The case
+/// is validated first, so a bad case file is refused before anything is queued. The script
+/// follows the walltime protocol (docs/clusters.md): undertow stops with its state saved and
+/// exit 75 before the limit, and the job requeues itself up to --max-requeues times.
+
+#include "command_line.hpp"
+#include "commands.hpp"
+#include "models.hpp"
+
+#include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
+#include "undertow/io/files.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+namespace po = boost::program_options;
+
+namespace undertow {
+namespace jobs {
+
+/// The text of jobs/templates/batch_job.sh (generated at build time: batch_template.cpp).
+extern const char* const kBatchJobTemplate;
+
+namespace {
+
+struct SubmitOptions {
+  std::string case_file, command = "run", scheduler, walltime, output, partition, account;
+  std::vector<std::string> overrides, directives, setup;
+  long nodes = 1, tasks_per_node = 1, cpus_per_task = 1, gpus_per_task = 0, max_requeues = 5;
+  bool dry_run = false;
+};
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0)
+      return true;
+  return false;
+}
+
+bool parse(const Communicator& comm, const std::vector<std::string>& args, SubmitOptions& o) {
+  po::options_description d("Options of 'undertow submit CASE.ini [run|gradient|optimize]'");
+  d.add_options()("walltime", po::value<std::string>(),
+                  "the job's time limit (required): seconds, MM:SS, HH:MM:SS or D-HH:MM:SS")(
+      "nodes", po::value<long>(), "nodes (default 1)")("tasks-per-node", po::value<long>(),
+                                                       "MPI ranks per node (default 1)")(
+      "cpus-per-task", po::value<long>(), "cores per rank (default 1)")(
+      "gpus-per-task", po::value<long>(), "GPUs per rank (default 0)")(
+      "partition", po::value<std::string>(),
+      "partition (Slurm) or queue (PBS)")("account", po::value<std::string>(), "account to charge")(
+      "directive", po::value<std::vector<std::string>>()->composing(),
+      "an extra scheduler line, e.g. '--constraint=skylake' (repeatable)")(
+      "setup", po::value<std::vector<std::string>>()->composing(),
+      "a shell line run before undertow, e.g. 'module load petsc' (repeatable)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a case-file key: --set section.key=value (repeatable)")(
+      "output", po::value<std::string>(), "output directory (overrides output.dir)")(
+      "scheduler", po::value<std::string>(),
+      "slurm or pbs (default: slurm if sbatch is found, else pbs if qsub is)")(
+      "max-requeues", po::value<long>(), "how often the job may requeue itself (default 5)")(
+      "dry-run", po::bool_switch(),
+      "print the script; write and submit nothing")("help,h", "print this help");
+  po::options_description all = d;
+  all.add_options()("case", po::value<std::string>())("what", po::value<std::string>());
+  po::positional_options_description positional;
+  positional.add("case", 1).add("what", 1);
+  po::variables_map vm;
+  std::ostringstream help;
+  help << d;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(std::string("undertow submit: ") + e.what() + "\n" + help.str());
+  }
+  if (vm.count("help")) {
+    if (comm.is_root())
+      std::cout << "usage: undertow submit CASE.ini [run|gradient|optimize] --walltime T "
+                   "[options]\n"
+                << d;
+    return false;
+  }
+  if (!vm.count("case"))
+    throw ConfigError("undertow submit: no case file given; usage: undertow submit CASE.ini "
+                      "[run|gradient|optimize] --walltime T [options]");
+  o.case_file = vm["case"].as<std::string>();
+  if (vm.count("what"))
+    o.command = vm["what"].as<std::string>();
+  if (o.command != "run" && o.command != "gradient" && o.command != "optimize")
+    throw ConfigError("undertow submit: '" + o.command +
+                      "' is not a command to submit; give run, gradient or optimize");
+  if (!vm.count("walltime"))
+    throw ConfigError("undertow submit: --walltime is required: the job's time limit, e.g. "
+                      "--walltime 23:50:00");
+  o.walltime = vm["walltime"].as<std::string>();
+  const auto text = [&](const char* key, std::string& out) {
+    if (vm.count(key))
+      out = vm[key].as<std::string>();
+  };
+  const auto lines = [&](const char* key, std::vector<std::string>& out) {
+    if (vm.count(key))
+      out = vm[key].as<std::vector<std::string>>();
+  };
+  const auto count = [&](const char* key, long& out, long least) {
+    if (vm.count(key))
+      out = vm[key].as<long>();
+    if (out < least)
+      throw ConfigError(std::string("undertow submit: --") + key + " = " + std::to_string(out) +
+                        " must be at least " + std::to_string(least));
+  };
+  text("output", o.output);
+  text("partition", o.partition);
+  text("account", o.account);
+  text("scheduler", o.scheduler);
+  lines("set", o.overrides);
+  lines("directive", o.directives);
+  lines("setup", o.setup);
+  count("nodes", o.nodes, 1);
+  count("tasks-per-node", o.tasks_per_node, 1);
+  count("cpus-per-task", o.cpus_per_task, 1);
+  count("gpus-per-task", o.gpus_per_task, 0);
+  count("max-requeues", o.max_requeues, 0);
+  o.dry_run = vm["dry-run"].as<bool>();
+  if (o.scheduler.empty())
+    o.scheduler = on_path("sbatch") ? "slurm" : on_path("qsub") ? "pbs" : o.dry_run ? "slurm" : "";
+  if (o.scheduler.empty())
+    throw ConfigError("undertow submit: neither sbatch (Slurm) nor qsub (PBS) is on the PATH: "
+                      "submit from a login node of the cluster, or give --scheduler and "
+                      "--dry-run to see the script");
+  if (o.scheduler != "slurm" && o.scheduler != "pbs")
+    throw ConfigError("undertow submit: --scheduler " + o.scheduler + ": give slurm or pbs");
+  return true;
+}
+
+/// HH:MM:SS; from a day on, Slurm's D-HH:MM:SS, or PBS's hours beyond 24 (`day_form` false).
+std::string clock_text(double seconds, bool day_form) {
+  const long s = static_cast<long>(std::ceil(seconds));
+  char text[48];
+  if (s >= 86400 && day_form)
+    std::snprintf(text, sizeof text, "%ld-%02ld:%02ld:%02ld", s / 86400, s % 86400 / 3600,
+                  s % 3600 / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%02ld:%02ld:%02ld", s / 3600, s % 3600 / 60, s % 60);
+  return text;
+}
+
+void replace(std::string& text, const std::string& marker, const std::string& value) {
+  const auto at = text.find(marker);
+  if (at == std::string::npos)
+    throw Error("the batch template has no " + marker);
+  text.replace(at, marker.size(), value);
+}
+
+/// The batch script of `o` for the case `loaded`, its output directory `output` (absolute).
+std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded,
+                         const std::string& output, const std::string& undertow, double limit) {
+  // undertow stops this long before the limit: start-up, the last step, writing the state.
+  const double margin = std::min(300.0, std::max(30.0, limit / 20));
+  const bool slurm = o.scheduler == "slurm";
+  const long ranks = o.nodes * o.tasks_per_node;
+  std::string d;
+  const auto directive = [&](const std::string& line) {
+    d += (slurm ? "#SBATCH " : "#PBS ") + line + "\n";
+  };
+  if (slurm) {
+    directive("--job-name=" + loaded.name);
+    directive("--nodes=" + std::to_string(o.nodes));
+    directive("--ntasks-per-node=" + std::to_string(o.tasks_per_node));
+    directive("--cpus-per-task=" + std::to_string(o.cpus_per_task));
+    if (o.gpus_per_task > 0)
+      directive("--gpus-per-task=" + std::to_string(o.gpus_per_task));
+    directive("--time=" + clock_text(limit, true));
+    directive(format("--signal=B:USR1@%.0f", margin));
+    directive("--requeue");
+    directive("--open-mode=append");
+    directive("--output=" + output + "/slurm-%j.out");
+    if (!o.partition.empty())
+      directive("--partition=" + o.partition);
+    if (!o.account.empty())
+      directive("--account=" + o.account);
+  } else {
+    directive("-N " + loaded.name);
+    directive("-l nodes=" + std::to_string(o.nodes) +
+              ":ppn=" + std::to_string(o.tasks_per_node * o.cpus_per_task) +
+              (o.gpus_per_task > 0 ? ":gpus=" + std::to_string(o.tasks_per_node * o.gpus_per_task)
+                                   : std::string()));
+    directive("-l walltime=" + clock_text(limit, false));
+    directive("-j oe");
+    directive("-o " + output + "/pbs.out");
+    if (!o.partition.empty())
+      directive("-q " + o.partition);
+    if (!o.account.empty())
+      directive("-A " + o.account);
+  }
+  for (const std::string& line : o.directives)
+    d += line.rfind('#', 0) == 0 ? line + "\n"
+                                 : std::string(slurm ? "#SBATCH " : "#PBS ") + line + "\n";
+  d.pop_back();
+
+  std::string arguments;
+  for (const std::string& s : o.overrides)
+    arguments += (arguments.empty() ? "" : " ") + std::string("--set ") + shell_quoted(s);
+  std::string setup;
+  for (const std::string& line : o.setup)
+    setup += line + "\n";
+  if (setup.empty())
+    setup = "# (none given: --setup 'module load ...')\n";
+  setup.pop_back();
+
+  std::string script = kBatchJobTemplate;
+  replace(script, "@DIRECTIVES@", d);
+  replace(script, "@UNDERTOW@", shell_quoted(undertow));
+  replace(script, "@COMMAND@", o.command);
+  replace(script, "@CASE@", shell_quoted(std::filesystem::absolute(o.case_file).string()));
+  replace(script, "@OUTPUT@", shell_quoted(output));
+  replace(script, "@BUDGET@", format("%.0f", limit - margin));
+  replace(script, "@MAX_REQUEUES@", std::to_string(o.max_requeues));
+  replace(script, "@ARGUMENTS@", arguments);
+  replace(script, "@SETUP@", setup);
+  replace(script, "@REQUEUE_COUNT@",
+          slurm ? "job_id=${SLURM_JOB_ID:-local}\nrequeues=${SLURM_RESTART_COUNT:-0}"
+                : "job_id=${PBS_JOBID:-local}\nrequeues=${UNDERTOW_REQUEUES:-0}");
+  replace(script, "@LAUNCHER@", slurm ? "srun" : "mpiexec -n " + std::to_string(ranks));
+  replace(script, "@REQUEUE@",
+          slurm ? "  scontrol requeue \"$SLURM_JOB_ID\""
+                : "  qsub -v UNDERTOW_REQUEUES=$((requeues + 1)) \"$output/job.pbs\"");
+  return script;
+}
+
+/// Runs `command` and returns its standard output; throws CollectiveError with it on failure.
+std::string run_program(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen((command + " 2>&1").c_str(), "r"), ::pclose);
+  if (!pipe)
+    throw CollectiveError("cannot run " + command);
+  std::string out;
+  std::array<char, 512> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe.get()))
+    out += buffer.data();
+  const int status = ::pclose(pipe.release());
+  if (status != 0)
+    throw CollectiveError(command + " failed: " + out);
+  return out;
+}
+
+} // namespace
+
+int command_submit(const Communicator& comm, const std::vector<std::string>& args) {
+  SubmitOptions o;
+  if (!parse(comm, args, o))
+    return kSuccess;
+  const double limit = parse_walltime(o.walltime);
+  // The case is checked now: a bad case file is refused before anything is queued.
+  const LoadedCase loaded = load_case(comm, o.case_file, o.overrides, o.output);
+  if (o.command == "run" && loaded.model->name != "navier_stokes")
+    throw ConfigError("undertow submit: a " + loaded.model->name +
+                      " run writes no restart file, so a job cannot continue it after its time "
+                      "limit; run it directly, or as a batch job of your own");
+  if (limit < 60)
+    throw ConfigError("undertow submit: --walltime " + o.walltime +
+                      " is under a minute: a batch job needs time to start and to save its state");
+  const std::string output = std::filesystem::absolute(loaded.output_dir).lexically_normal();
+  const std::string undertow = std::filesystem::canonical("/proc/self/exe").string();
+  const std::string script = batch_script(o, loaded, output, undertow, limit);
+  int code = kSuccess;
+  run_on_root(comm, [&] {
+    if (o.dry_run) {
+      std::cout << script;
+      return;
+    }
+    io::make_directories(output);
+    const std::string path = output + (o.scheduler == "slurm" ? "/job.slurm" : "/job.pbs");
+    io::write_file_atomic(path, script);
+    const std::string answer =
+        run_program((o.scheduler == "slurm" ? "sbatch --parsable " : "qsub ") + shell_quoted(path));
+    const std::string id = answer.substr(0, answer.find_first_of(";\n"));
+    std::cout << "submitted " << o.command << " of " << o.case_file << " as job " << id << " ("
+              << o.scheduler << "): " << path << "\n"
+              << "follow it: tail -f " << output << "/job.log " << output << "/" << o.command
+              << ".log; " << (o.scheduler == "slurm" ? "squeue -j " : "qstat ") << id << "\n";
+  });
+  return code;
+}
+
+} // namespace jobs
+} // namespace undertow
