@@ -229,7 +229,7 @@ def checkpoint_part(a, mpi, work, counts, defects):
     with open(log) as f:
         text = f.read()
     checkpoints = os.path.join(stopped, "gradient_checkpoints.h5")
-    if job.returncode != 3 or not os.path.exists(checkpoints):
+    if job.returncode != 75 or not os.path.exists(checkpoints):
         raise SystemExit(f"FAILED: the gradient was not stopped by SIGTERM with a checkpoint file "
                          f"(exit {job.returncode}):\n{text[-1500:]}")
     print("stopped: " + next((l for l in text.splitlines() if "stopped by SIGTERM" in l), "")[:160])
