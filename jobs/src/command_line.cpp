@@ -72,32 +72,31 @@ bool parse_case_command(const Communicator& comm, const std::vector<std::string>
   positional.add("case", 1);
   std::ostringstream help;
   help << shown;
+  // The option a word names (`--name`, not `--name=value`), or null.
+  const auto option = [&](const std::string& word) -> const po::option_description* {
+    if (word.rfind("--", 0) != 0 || word.find('=') != std::string::npos)
+      return nullptr;
+    return all.find_nothrow(word.substr(2), false);
+  };
+  const auto takes_value = [](const po::option_description* o) {
+    return o && o->semantic()->max_tokens() > 0;
+  };
   // Boost takes the next word as an option's value even when it is another option
   // (`--set --output DIR`), and then reports only a stray positional argument.
-  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-    const auto option = [&](const std::string& word) -> const po::option_description* {
-      if (word.rfind("--", 0) != 0 || word.find('=') != std::string::npos)
-        return nullptr;
-      return all.find_nothrow(word.substr(2), false);
-    };
-    const po::option_description* o = option(args[i]);
-    if (o && o->semantic()->max_tokens() > 0 && option(args[i + 1]))
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (takes_value(option(args[i])) && option(args[i + 1]))
       throw ConfigError("undertow " + command + ": option '" + args[i] +
                         "' needs a value, but the next word is the option '" + args[i + 1] + "'\n" +
                         help.str());
-  }
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::too_many_positional_options_error&) {
     std::vector<std::string> positional_words;
     for (std::size_t i = 0; i < args.size(); ++i) {
-      const po::option_description* o =
-          args[i].rfind("--", 0) == 0 && args[i].find('=') == std::string::npos
-              ? all.find_nothrow(args[i].substr(2), false)
-              : nullptr;
+      const po::option_description* o = option(args[i]);
       if (o)
-        i += o->semantic()->max_tokens() > 0 ? 1 : 0; // its value
+        i += takes_value(o) ? 1 : 0; // its value
       else if (args[i].rfind("-", 0) != 0)
         positional_words.push_back(args[i]);
     }

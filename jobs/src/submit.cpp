@@ -274,7 +274,6 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
   const std::string output = std::filesystem::absolute(loaded.output_dir).lexically_normal();
   const std::string undertow = std::filesystem::canonical("/proc/self/exe").string();
   const std::string script = batch_script(o, loaded, output, undertow, limit);
-  int code = kSuccess;
   run_on_root(comm, [&] {
     if (o.dry_run) {
       std::cout << script;
@@ -291,7 +290,7 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
               << "follow it: tail -f " << output << "/job.log " << output << "/" << o.command
               << ".log; " << (o.scheduler == "slurm" ? "squeue -j " : "qstat ") << id << "\n";
   });
-  return code;
+  return kSuccess;
 }
 
 } // namespace jobs
