@@ -247,7 +247,9 @@ class Sweep {
   void respond_to_signals() {
     if (!m_c.watch_signals)
       return;
-    const int received = received_signal(m_model.comm());
+    int received = received_signal(m_model.comm());
+    if (++m_polls == m_c.term_at_poll)
+      received = SIGTERM;
     if (received == SIGTERM || (received == SIGUSR1 && m_signal == 0))
       m_signal = received;
     const bool record = m_c.record_on_signal && m_c.resumable();
@@ -341,8 +343,15 @@ class Sweep {
     Replay future = replay(*ahead, newest_actions);
     std::map<long, std::vector<int>> needed; // step -> slots that must hold it
     std::set<int> written;
+    // The next action goes on from the state the record's actions left (at.current), unless it
+    // restores a checkpoint: a record falls after any action, or in the middle of an advance.
+    bool go_on_from_current = true;
+    bool first = true;
     for (Action a = future.next(*ahead, m_steps); a.kind != Action::Done;
          a = future.next(*ahead, m_steps)) {
+      if (first)
+        go_on_from_current = a.kind != Action::Restore;
+      first = false;
       if (a.kind == Action::Save)
         written.insert(a.slot);
       else if (a.kind == Action::Restore && !written.count(a.slot)) {
@@ -350,8 +359,7 @@ class Sweep {
         written.insert(a.slot); // counted once
       }
     }
-    // Slots already on disk with the right state need nothing; the forward sweep needs its
-    // current state too.
+    // Slots already on disk with the right state need nothing.
     for (auto it = needed.begin(); it != needed.end();) {
       auto& slots = it->second;
       slots.erase(std::remove_if(slots.begin(), slots.end(),
@@ -360,27 +368,31 @@ class Sweep {
                                           m_disk->stored_step(q) == it->first;
                                  }),
                   slots.end());
-      it = slots.empty() && !(it->first == at.current && !reversing) ? needed.erase(it) : ++it;
+      it = slots.empty() ? needed.erase(it) : ++it;
     }
-    if (!reversing)
-      needed[at.current]; // the state to go on from
-    long position = -1;   // the step the model holds (-1: none yet)
+    bool positioned = false; // whether the model holds a state this resume has put there
     for (const auto& target : needed) {
-      if (position < 0 || position > target.first)
-        position = restore_nearest(target.first);
-      while (m_model.steps() < target.first) {
-        take_step(nullptr);
-        ++m_g.resume_recomputed_steps;
-      }
-      position = target.first;
+      rebuild(target.first, positioned);
       for (int q : target.second)
         m_checkpoints->save(q, m_model.state());
     }
-    if (!reversing && m_model.steps() != at.current)
-      throw Error("resume: the forward state was not rebuilt");
+    if (go_on_from_current)
+      rebuild(at.current, positioned);
     m_actions = newest_actions;
     m_reversed = at.reversed;
     m_g.resumed_at = newest_actions;
+  }
+
+  /// Makes the model's state x_step, to rebuild what a stopped run lost: from the state it
+  /// holds (if `positioned`) or the nearest one on disk before, whichever is closer.
+  void rebuild(long step, bool& positioned) {
+    if (!positioned || m_model.steps() > step || nearest_on_disk(step) > m_model.steps())
+      restore_nearest(step);
+    positioned = true;
+    while (m_model.steps() < step) {
+      take_step(nullptr);
+      ++m_g.resume_recomputed_steps;
+    }
   }
 
   /// Replays `count` actions of `schedule`.
@@ -394,27 +406,35 @@ class Sweep {
     return r;
   }
 
-  /// Makes the model's state the latest one at or before step `target` that the disk holds, or
-  /// x_0 (a fresh start). Returns its step.
-  long restore_nearest(long target) {
+  /// The disk slot holding the latest state at or before step `target` (-1: none, or x_0).
+  int nearest_slot(long target) {
     int best = -1;
     long best_step = 0;
     for (int q = 0; q < m_schedule->slots(); ++q) {
       if (m_checkpoints->in_memory(q))
         continue;
       const long step = m_disk->stored_step(q);
-      if (step >= best_step && step <= target && step >= 0) {
+      if (step > best_step && step <= target) {
         best = q;
         best_step = step;
       }
     }
-    if (best >= 0 && best_step > 0) {
-      m_model.restore(m_disk->load(best));
-    } else {
+    return best;
+  }
+  /// Its step (0: x_0).
+  long nearest_on_disk(long target) {
+    const int q = nearest_slot(target);
+    return q < 0 ? 0 : m_disk->stored_step(q);
+  }
+
+  /// Makes the model's state the latest one at or before step `target` that the disk holds, or
+  /// x_0 (a fresh start).
+  void restore_nearest(long target) {
+    const int q = nearest_slot(target);
+    if (q >= 0)
+      m_model.restore(m_disk->load(q));
+    else
       m_model.restart();
-      best_step = 0;
-    }
-    return best_step;
   }
 
   AdjointModel& m_model;
@@ -433,6 +453,7 @@ class Sweep {
   SweepStats m_g;
   long m_reversed = 0; ///< steps whose adjoint has been taken
   int m_signal = 0;    ///< a signal not yet answered (SIGTERM or SIGUSR1)
+  long m_polls = 0;    ///< respond_to_signals calls
   long m_reached = 0;  ///< steps whose objective term has been added (each once)
   bool m_reversing = false;
   long m_actions = 0; ///< schedule actions carried out

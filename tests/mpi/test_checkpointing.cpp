@@ -1,6 +1,7 @@
 // Checkpointed gradients: every schedule (revolve, online, multistage) and store (memory, HDF5)
 // gives bitwise the store-all gradient over 200 steps; a run stopped in its forward or reverse
-// sweep resumes from its HDF5 file to bitwise the same gradient; a corrupted slot is detected.
+// sweep resumes from its HDF5 file to bitwise the same gradient, also when it is stopped by
+// SIGTERM and resumed three times in a row; a corrupted slot is detected.
 // Run at 1 and 2 ranks.
 
 #include "gradient_cases.hpp"
@@ -170,6 +171,59 @@ TEST_F(CheckpointedGradient, StoppedRunsResumeToTheSameGradientBitwise) {
     const Gradient g = stop_and_resume(plan(Kind::Online, 0, 6, file_name("resume")), at);
     expect_bitwise(g, all, "online, stopped after " + std::to_string(at) + " actions");
   }
+}
+
+/// Runs with `c` stopped by SIGTERM at each of `polls` in turn (the first run, then each
+/// resumed one: a poll counts from 1 in each part), then resumes to the end. `stops`: how many
+/// parts were stopped (a poll beyond a part's end lets it finish).
+Gradient terminate_and_resume(Checkpointing c, const std::vector<long>& polls, int& stops) {
+  c.resume_every = 0;
+  c.watch_signals = true;
+  stops = 0;
+  Gradient g;
+  for (std::size_t part = 0; part <= polls.size(); ++part) {
+    c.term_at_poll = part < polls.size() ? polls[part] : -1;
+    c.resume = part > 0;
+    the_case().driver.set_checkpointing(c);
+    try {
+      g = the_case().driver.gradient(the_case().m, the_case().dts);
+      break;
+    } catch (const Stopped&) {
+      ++stops;
+    }
+  }
+  the_case().driver.set_checkpointing(Checkpointing{});
+  return g;
+}
+
+TEST_F(CheckpointedGradient, ARunStoppedAndResumedAgainAndAgainGivesTheSameGradientBitwise) {
+  // A batch job requeued several times: each part resumes the run the previous part stopped by
+  // SIGTERM, which is answered between steps (in the middle of an advance, after a save, a
+  // restore or an adjoint step), in the forward sweep or the reverse one. Chains of 3 stops
+  // whose polls are spread over the run; multistage (memory slots rebuilt on resume), online
+  // (slots thinned in the forward sweep) and revolve with every checkpoint in memory (the file
+  // holds the records only: each part rebuilds from x_0).
+  const Gradient& all = store_all();
+  struct Variant {
+    std::string name;
+    Checkpointing c;
+  };
+  const std::vector<Variant> variants = {
+      {"multistage 2 + 3", plan(Kind::Multistage, 2, 3, file_name("chain"))},
+      {"online 2 + 4", plan(Kind::Online, 2, 4, file_name("chain"))},
+      {"revolve 5", plan(Kind::Revolve, 5, 0, file_name("chain"))},
+  };
+  const std::vector<std::vector<long>> chains = {{150, 98, 40}, {3, 200, 57}, {420, 131, 77}};
+  for (const Variant& v : variants)
+    for (const auto& polls : chains) {
+      std::string what = v.name + ", SIGTERM at polls";
+      for (long p : polls)
+        what += " " + std::to_string(p);
+      int stops = 0;
+      const Gradient g = terminate_and_resume(v.c, polls, stops);
+      expect_bitwise(g, all, what + ", resumed each time");
+      EXPECT_EQ(stops, static_cast<int>(polls.size())) << what;
+    }
 }
 
 /// Flips one byte of a dataset in an HDF5 file (rank 0; the file is closed). Collective.

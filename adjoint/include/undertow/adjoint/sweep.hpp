@@ -53,6 +53,9 @@ struct Checkpointing {
   /// Fault injection, for tests: throw Error after this many schedule actions (< 0: never), as a
   /// killed run would stop.
   long stop_after_actions = -1;
+  /// Fault injection, for tests: with watch_signals, SIGTERM is taken as received at this poll
+  /// of the signals (counted from 1 in each run; < 0: never), as a batch system's would be.
+  long term_at_poll = -1;
   int slots() const { return ram_slots + disk_slots; }
   /// Whether a stopped run of this checkpointing can be resumed from `file`: every schedule but
   /// `all`, whose tapes live only in memory. Kill -9 needs checkpoints on disk as well (the
