@@ -26,6 +26,10 @@ jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # --- 1. System packages (Debian 12 / Ubuntu names) -------------------------------------------
 packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev
           libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev procps python3-matplotlib)
+# The tests also run batch jobs on a real single-node Slurm, and a PBS script through its qsub.
+if [ "$mode" != run ]; then
+  packages+=(slurmctld slurmd slurm-client munge slurm-wlm-torque)
+fi
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do

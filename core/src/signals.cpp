@@ -9,7 +9,8 @@ namespace undertow {
 
 namespace {
 
-volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_signal = 0;      ///< SIGTERM (to stop) or SIGUSR1
+volatile std::sig_atomic_t g_stop_signal = 0; ///< the signal that asked to stop: SIGTERM, SIGUSR2
 
 using Clock = std::chrono::steady_clock;
 double g_budget = 0; ///< the walltime budget [s]; 0: none
@@ -20,8 +21,12 @@ double g_longest = 0;          ///< the longest interval between two calls [s]
 bool g_budget_spent = false;   ///< the budget, not a signal, stopped the run
 
 extern "C" void remember_signal(int signal) {
-  if (g_signal != SIGTERM) // SIGTERM is not overridden by a later SIGUSR1
+  if (signal == SIGTERM || signal == SIGUSR2) {
+    g_stop_signal = signal;
+    g_signal = SIGTERM;
+  } else if (g_signal != SIGTERM) { // a stop is not overridden by a later SIGUSR1
     g_signal = signal;
+  }
 }
 
 } // namespace
@@ -29,6 +34,7 @@ extern "C" void remember_signal(int signal) {
 void install_stop_signals() {
   std::signal(SIGUSR1, remember_signal);
   std::signal(SIGTERM, remember_signal);
+  std::signal(SIGUSR2, remember_signal);
 }
 
 void set_walltime_budget(double seconds) {
@@ -66,7 +72,7 @@ double walltime_budget() {
 
 std::string stop_reason() {
   if (!g_budget_spent)
-    return "SIGTERM";
+    return g_stop_signal == SIGUSR2 ? "SIGUSR2" : "SIGTERM";
   char text[96];
   std::snprintf(text, sizeof text, "the --walltime budget of %g s", g_budget);
   return text;

@@ -27,6 +27,11 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args);
 int command_gradient(const Communicator& comm, const std::vector<std::string>& args);
 int command_optimize(const Communicator& comm, const std::vector<std::string>& args);
 int command_submit(const Communicator& comm, const std::vector<std::string>& args);
+/// Notes the names of the environment variables the process started with, before MPI_Init adds
+/// its own (a singleton's runtime variables), which submit keeps out of the batch job: sbatch
+/// and qsub pass the environment on, and mpiexec or srun in the job would take them for theirs.
+/// Call first in main. Not collective.
+void remember_start_environment();
 int command_keys(const Communicator& comm, const std::vector<std::string>& args);
 
 } // namespace jobs

@@ -42,6 +42,7 @@ void usage(std::FILE* out) {
 } // namespace
 
 int main(int argc, char** argv) {
+  undertow::jobs::remember_start_environment();
   MPI_Init(&argc, &argv);
   int code = undertow::jobs::kSuccess;
   {

@@ -21,8 +21,11 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <unistd.h>
+
+extern char** environ;
 
 namespace po = boost::program_options;
 
@@ -34,8 +37,30 @@ extern const char* const kBatchJobTemplate;
 
 namespace {
 
+std::set<std::string>& start_environment() {
+  static std::set<std::string> names;
+  return names;
+}
+
+/// The names of the environment variables now.
+std::set<std::string> environment_names() {
+  std::set<std::string> names;
+  for (char** v = environ; v && *v; ++v) {
+    const std::string entry = *v;
+    names.insert(entry.substr(0, entry.find('=')));
+  }
+  return names;
+}
+
+/// Removes what MPI_Init added to the environment (remember_start_environment).
+void remove_mpi_runtime_environment() {
+  for (const std::string& name : environment_names())
+    if (!start_environment().count(name))
+      ::unsetenv(name.c_str());
+}
+
 struct SubmitOptions {
-  std::string case_file, command = "run", scheduler, walltime, output, partition, account;
+  std::string case_file, command = "run", scheduler, walltime, output, partition, account, launcher;
   std::vector<std::string> overrides, directives, setup;
   long nodes = 1, tasks_per_node = 1, cpus_per_task = 1, gpus_per_task = 0, max_requeues = 5;
   bool dry_run = false;
@@ -71,8 +96,11 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Submi
       "scheduler", po::value<std::string>(),
       "slurm or pbs (default: slurm if sbatch is found, else pbs if qsub is)")(
       "max-requeues", po::value<long>(), "how often the job may requeue itself (default 5)")(
-      "dry-run", po::bool_switch(),
-      "print the script; write and submit nothing")("help,h", "print this help");
+      "launcher", po::value<std::string>(),
+      "how the ranks are started (default: srun under Slurm, 'mpiexec -n RANKS' under PBS), "
+      "e.g. 'srun --mpi=pmix'")("dry-run", po::bool_switch(),
+                                "print the script; write and submit nothing")("help,h",
+                                                                              "print this help");
   po::options_description all = d;
   all.add_options()("case", po::value<std::string>())("what", po::value<std::string>());
   po::positional_options_description positional;
@@ -125,6 +153,7 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Submi
   text("partition", o.partition);
   text("account", o.account);
   text("scheduler", o.scheduler);
+  text("launcher", o.launcher);
   lines("set", o.overrides);
   lines("directive", o.directives);
   lines("setup", o.setup);
@@ -232,8 +261,16 @@ std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded,
   replace(script, "@SETUP@", setup);
   replace(script, "@REQUEUE_COUNT@",
           slurm ? "job_id=${SLURM_JOB_ID:-local}\nrequeues=${SLURM_RESTART_COUNT:-0}"
-                : "job_id=${PBS_JOBID:-local}\nrequeues=${UNDERTOW_REQUEUES:-0}");
-  replace(script, "@LAUNCHER@", slurm ? "srun" : "mpiexec -n " + std::to_string(ranks));
+                : "job_id=${PBS_JOBID:-${SLURM_JOB_ID:-local}}\nrequeues=${UNDERTOW_REQUEUES:-0}");
+  replace(script, "@LAUNCHER@",
+          !o.launcher.empty() ? o.launcher
+          : slurm             ? "srun"
+                              : "mpiexec -n " + std::to_string(ranks));
+  // TERM to srun or mpirun would end the job (its ranks are killed before they have saved):
+  // under Slurm the ranks get TERM from scancel, which only signals; mpirun passes USR2 on,
+  // which undertow answers as TERM.
+  replace(script, "@STOP_RANKS@",
+          slurm ? "scancel --signal=TERM \"$SLURM_JOB_ID\"" : "kill -USR2 $pid");
   replace(script, "@REQUEUE@",
           slurm ? "  scontrol requeue \"$SLURM_JOB_ID\""
                 : "  qsub -v UNDERTOW_REQUEUES=$((requeues + 1)) \"$output/job.pbs\"");
@@ -241,7 +278,9 @@ std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded,
 }
 
 /// Runs `command` and returns its standard output; throws CollectiveError with it on failure.
+/// It gets the environment this process started with.
 std::string run_program(const std::string& command) {
+  remove_mpi_runtime_environment();
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen((command + " 2>&1").c_str(), "r"), ::pclose);
   if (!pipe)
     throw CollectiveError("cannot run " + command);
@@ -256,6 +295,10 @@ std::string run_program(const std::string& command) {
 }
 
 } // namespace
+
+void remember_start_environment() {
+  start_environment() = environment_names();
+}
 
 int command_submit(const Communicator& comm, const std::vector<std::string>& args) {
   SubmitOptions o;

@@ -39,11 +39,13 @@ optimize) [ -f "$output/evaluations.journal" ] && resume=(--resume "$output") ;;
 esac
 say "starting: undertow $command $case_file ${arguments[*]} ${resume[*]}"
 
+# The ranks' error output also goes to $output/errors.log (this part's), for the reason of a failure.
 @LAUNCHER@ "$undertow" "$command" "$case_file" "${arguments[@]}" --output "$output" \
-  --walltime "$budget" "${resume[@]}" &
+  --walltime "$budget" "${resume[@]}" 2> >(tee "$output/errors.log" >&2) &
 pid=$!
-# The scheduler's warning (USR1, to this shell) becomes TERM for the ranks: save and stop.
-trap 'say "warning signal: asking undertow to save its state and stop"; kill -TERM $pid' USR1
+# The scheduler's warning (USR1, to this shell) asks the ranks to save and stop (TERM, or USR2
+# through mpirun, which ends the job on TERM).
+trap 'say "warning signal: asking undertow to save its state and stop"; @STOP_RANKS@' USR1
 # `wait` returns early (above 128) when the trap runs; wait again until the launcher has ended.
 while :; do
   wait "$pid"
@@ -65,6 +67,9 @@ elif [ "$code" = 75 ] && [ "$requeues" -lt "$max_requeues" ]; then
 elif [ "$code" = 75 ]; then
   say "stopped with its state saved, but max_requeues = $max_requeues is reached: continue by hand (docs/clusters.md)"
 else
-  say "failed with exit $code: not requeued; the reason is the last line of $output/$command.log"
+  sleep 1 # tee's last lines
+  reason=$(grep -h "undertow" "$output/errors.log" 2> /dev/null | tail -1)
+  [ -z "$reason" ] && reason=$(grep -hv '^[- ]*$' "$output/errors.log" 2> /dev/null | head -1)
+  say "failed with exit $code, not requeued: ${reason:-see $output/errors.log and $output/$command.log}"
 fi
 exit "$code"

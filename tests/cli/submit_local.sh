@@ -67,6 +67,7 @@ calls=$(wc -l < "$work/bin/qsub.calls")
 job failing "${settings[@]}" --set time.dt=1
 code=$?
 [ "$code" = 3 ] || fail "a diverging job ended with exit $code (expected 3)"
-grep -q "failed with exit 3: not requeued" "$work/failing/job.log" || fail "the failed job's log does not say why"
+grep -q "failed with exit 3, not requeued: undertow: error: the Navier-Stokes run diverged" \
+  "$work/failing/job.log" || fail "the failed job's log does not say why"
 [ "$(wc -l < "$work/bin/qsub.calls")" = "$calls" ] || fail "the failed job was requeued"
 echo "a failing job is not requeued: $(tail -1 "$work/failing/job.log")"

@@ -12,7 +12,8 @@
 namespace undertow {
 
 /// Installs handlers that remember SIGUSR1 and SIGTERM (a SIGTERM is not overridden by a later
-/// SIGUSR1). Not collective.
+/// SIGUSR1). SIGUSR2 stops as SIGTERM does: launchers that end the job on SIGTERM, such as
+/// Open MPI's mpirun, pass USR1 and USR2 on to the ranks. Not collective.
 void install_stop_signals();
 
 /// The signal received on any rank since the last call (SIGTERM before SIGUSR1), or 0; clears
@@ -29,8 +30,8 @@ void set_walltime_budget(double seconds);
 /// The budget of set_walltime_budget [s]; 0: none. Not collective.
 double walltime_budget();
 
-/// What stopped the run: "SIGTERM", or "the --walltime budget of N s" once it is spent. Not
-/// collective.
+/// What stopped the run: "SIGTERM", "SIGUSR2", or "the --walltime budget of N s" once it is
+/// spent. Not collective.
 std::string stop_reason();
 
 } // namespace undertow
