@@ -32,6 +32,7 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
 /// and qsub pass the environment on, and mpiexec or srun in the job would take them for theirs.
 /// Call first in main. Not collective.
 void remember_start_environment();
+int command_collect(const Communicator& comm, const std::vector<std::string>& args);
 int command_keys(const Communicator& comm, const std::vector<std::string>& args);
 
 } // namespace jobs

@@ -35,7 +35,9 @@ void usage(std::FILE* out) {
            "                            ('undertow optimize --help')\n"
            "  submit CASE.ini [run|gradient|optimize] --walltime T [opts]\n"
            "                            a Slurm or PBS batch job that requeues itself until it\n"
-           "                            is done ('undertow submit --help')\n"
+           "                            is done ('undertow submit --help'); --sweep key=v1,v2\n"
+           "                            makes it a job array, one folder per point\n"
+           "  collect DIR               a sweep's reports (DIR/point_*) into DIR/sweep.csv\n"
            "  keys [--markdown]         every case-file key with its default and meaning\n");
 }
 
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
           {"gradient", undertow::jobs::command_gradient},
           {"optimize", undertow::jobs::command_optimize},
           {"submit", undertow::jobs::command_submit},
+          {"collect", undertow::jobs::command_collect},
           {"keys", undertow::jobs::command_keys}};
       const auto it = handlers.find(command);
       if (command == "--help" || command == "-h" || command == "help") {

@@ -8,6 +8,7 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "models.hpp"
+#include "sweep.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
@@ -61,7 +62,7 @@ void remove_mpi_runtime_environment() {
 
 struct SubmitOptions {
   std::string case_file, command = "run", scheduler, walltime, output, partition, account, launcher;
-  std::vector<std::string> overrides, directives, setup;
+  std::vector<std::string> overrides, directives, setup, sweeps;
   long nodes = 1, tasks_per_node = 1, cpus_per_task = 1, gpus_per_task = 0, max_requeues = 5;
   bool dry_run = false;
 };
@@ -92,6 +93,9 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Submi
       "a shell line run before undertow, e.g. 'module load petsc' (repeatable)")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a case-file key: --set section.key=value (repeatable)")(
+      "sweep", po::value<std::vector<std::string>>()->composing(),
+      "a job array over values of a key: --sweep section.key=v1,v2,... (repeatable: every "
+      "combination; Slurm), one folder per point, and a job that collects their reports")(
       "output", po::value<std::string>(), "output directory (overrides output.dir)")(
       "scheduler", po::value<std::string>(),
       "slurm or pbs (default: slurm if sbatch is found, else pbs if qsub is)")(
@@ -157,6 +161,7 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Submi
   lines("set", o.overrides);
   lines("directive", o.directives);
   lines("setup", o.setup);
+  lines("sweep", o.sweeps);
   count("nodes", o.nodes, 1);
   count("tasks-per-node", o.tasks_per_node, 1);
   count("cpus-per-task", o.cpus_per_task, 1);
@@ -194,7 +199,7 @@ void replace(std::string& text, const std::string& marker, const std::string& va
 }
 
 /// The batch script of `o` for the case `loaded`, its output directory `output` (absolute).
-std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded,
+std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded, const Sweep& sweep,
                          const std::string& output, const std::string& undertow, double limit) {
   // undertow stops this long before the limit: start-up, the last step, writing the state.
   const double margin = std::min(300.0, std::max(30.0, limit / 20));
@@ -215,7 +220,12 @@ std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded,
     directive(format("--signal=B:USR1@%.0f", margin));
     directive("--requeue");
     directive("--open-mode=append");
-    directive("--output=" + output + "/slurm-%j.out");
+    if (sweep.empty()) {
+      directive("--output=" + output + "/slurm-%j.out");
+    } else {
+      directive("--array=0-" + std::to_string(sweep.points.size() - 1));
+      directive("--output=" + output + "/slurm-%A_%a.out");
+    }
     if (!o.partition.empty())
       directive("--partition=" + o.partition);
     if (!o.account.empty())
@@ -259,6 +269,21 @@ std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded,
   replace(script, "@MAX_REQUEUES@", std::to_string(o.max_requeues));
   replace(script, "@ARGUMENTS@", arguments);
   replace(script, "@SETUP@", setup);
+  std::string points = "# (one run: no --sweep)";
+  if (!sweep.empty()) {
+    points = "# The sweep (points.csv): this array task's point, its values and its folder.\n"
+             "point=${SLURM_ARRAY_TASK_ID:?this job is a job array: submit it with sbatch}\n"
+             "case \"$point\" in\n";
+    for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+      points += std::to_string(i) + ") arguments+=(";
+      for (const std::string& s : sweep.overrides(i))
+        points += " --set " + shell_quoted(s);
+      points += " ) ;;\n";
+    }
+    points += "*) echo \"undertow: no point $point in this sweep\" >&2; exit 2 ;;\nesac\n"
+              "output=\"$output/$(printf 'point_%03d' \"$point\")\"";
+  }
+  replace(script, "@SWEEP@", points);
   replace(script, "@REQUEUE_COUNT@",
           slurm ? "job_id=${SLURM_JOB_ID:-local}\nrequeues=${SLURM_RESTART_COUNT:-0}"
                 : "job_id=${PBS_JOBID:-${SLURM_JOB_ID:-local}}\nrequeues=${UNDERTOW_REQUEUES:-0}");
@@ -307,6 +332,20 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
   const double limit = parse_walltime(o.walltime);
   // The case is checked now: a bad case file is refused before anything is queued.
   const LoadedCase loaded = load_case(comm, o.case_file, o.overrides, o.output);
+  const Sweep sweep = parse_sweep(o.sweeps);
+  if (!sweep.empty() && o.scheduler != "slurm")
+    throw ConfigError("undertow submit --sweep makes a Slurm job array; under PBS, submit one job "
+                      "per point (a loop over --set and --output: docs/clusters.md)");
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    std::vector<std::string> overrides = o.overrides;
+    for (const std::string& s : sweep.overrides(i))
+      overrides.push_back(s);
+    try {
+      (void)load_case(comm, o.case_file, overrides, o.output);
+    } catch (const ConfigError& e) {
+      throw ConfigError("--sweep, point " + std::to_string(i) + ": " + e.what());
+    }
+  }
   if (o.command == "run" && loaded.model->name != "navier_stokes")
     throw ConfigError("undertow submit: a " + loaded.model->name +
                       " run writes no restart file, so a job cannot continue it after its time "
@@ -316,7 +355,7 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
                       " is under a minute: a batch job needs time to start and to save its state");
   const std::string output = std::filesystem::absolute(loaded.output_dir).lexically_normal();
   const std::string undertow = std::filesystem::canonical("/proc/self/exe").string();
-  const std::string script = batch_script(o, loaded, output, undertow, limit);
+  const std::string script = batch_script(o, loaded, sweep, output, undertow, limit);
   run_on_root(comm, [&] {
     if (o.dry_run) {
       std::cout << script;
@@ -325,13 +364,36 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
     io::make_directories(output);
     const std::string path = output + (o.scheduler == "slurm" ? "/job.slurm" : "/job.pbs");
     io::write_file_atomic(path, script);
-    const std::string answer =
-        run_program((o.scheduler == "slurm" ? "sbatch --parsable " : "qsub ") + shell_quoted(path));
-    const std::string id = answer.substr(0, answer.find_first_of(";\n"));
+    if (!sweep.empty())
+      io::write_file_atomic(output + "/points.csv", points_csv(sweep, o.command));
+    const auto job_id = [](const std::string& answer) {
+      return answer.substr(0, answer.find_first_of(";\n"));
+    };
+    const std::string id = job_id(run_program(
+        (o.scheduler == "slurm" ? "sbatch --parsable " : "qsub ") + shell_quoted(path)));
     std::cout << "submitted " << o.command << " of " << o.case_file << " as job " << id << " ("
-              << o.scheduler << "): " << path << "\n"
-              << "follow it: tail -f " << output << "/job.log " << output << "/" << o.command
-              << ".log; " << (o.scheduler == "slurm" ? "squeue -j " : "qstat ") << id << "\n";
+              << o.scheduler << "): " << path << "\n";
+    if (sweep.empty()) {
+      std::cout << "follow it: tail -f " << output << "/job.log " << output << "/" << o.command
+                << ".log; " << (o.scheduler == "slurm" ? "squeue -j " : "qstat ") << id << "\n";
+      return;
+    }
+    // The collect job runs once every point has ended, however it ended.
+    std::string collect =
+        "sbatch --parsable --dependency=afterany:" + id +
+        " --job-name=collect --time=00:10:00 --output=" + shell_quoted(output + "/collect-%j.out");
+    if (!o.partition.empty())
+      collect += " --partition=" + shell_quoted(o.partition);
+    if (!o.account.empty())
+      collect += " --account=" + shell_quoted(o.account);
+    collect +=
+        " --wrap=" + shell_quoted(shell_quoted(undertow) + " collect " + shell_quoted(output));
+    const std::string collector = job_id(run_program(collect));
+    std::cout << sweep.points.size() << " points (" << output << "/points.csv), one folder each ("
+              << output << "/point_000, ...); follow them: squeue -j " << id << "\n"
+              << "job " << collector << " collects their reports into " << output << "/"
+              << kCollectedFile << " when they have ended (or: undertow collect " << output
+              << ")\n";
   });
   return kSuccess;
 }

@@ -18,6 +18,7 @@ output=@OUTPUT@
 budget=@BUDGET@ # seconds for undertow: the time limit less a margin for start-up and the end
 max_requeues=@MAX_REQUEUES@
 arguments=(@ARGUMENTS@)
+@SWEEP@
 
 # --- set-up (modules, environment) ---
 @SETUP@

@@ -42,5 +42,11 @@ class Json {
   std::map<std::string, Json> m_object;
 };
 
+/// The scalars of a JSON text (a report), flattened in document order: each number, string,
+/// boolean or null with the dotted path of object keys to it ("gradient.fluid.nu"); numbers and
+/// booleans as written, strings unquoted and unescaped. Arrays are left out (a report's series).
+/// Throws Error, naming the offset, for text that is not JSON. Not collective.
+std::vector<std::pair<std::string, std::string>> flatten_json(const std::string& text);
+
 } // namespace io
 } // namespace undertow
