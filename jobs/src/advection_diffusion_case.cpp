@@ -2,6 +2,7 @@
 /// error against the exact solution and the reference check.
 
 #include "models.hpp"
+#include "restart.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/simulation.hpp"
@@ -18,6 +19,7 @@ namespace {
 void declare_advection_diffusion_keys(ConfigSchema& s) {
   scalar::AdvectionDiffusionParams::declare_keys(s);
   declare_error_check_keys(s);
+  declare_restart_keys(s);
 }
 
 /// The fixed step of the run: time.dt, or time.cfl's, rounded down to land on time.t_end; says
@@ -42,11 +44,40 @@ double scalar_step(const RunContext& ctx, const scalar::AdvectionDiffusion& solv
   return dt;
 }
 
+/// What a restart file holds of the run: the concentration and the clock.
+RestartState restart_state(scalar::AdvectionDiffusion& solver) {
+  RestartState s;
+  s.model = "advection_diffusion";
+  s.fields = {{"c", &solver.concentration()}};
+  s.numbers = {{"time", solver.time()}, {"solver_steps", double(solver.steps())}};
+  return s;
+}
+
+/// Continues from ctx.restart_file, if given, and returns its step (0: from the initial
+/// condition). Collective.
+long start_from_restart(const RunContext& ctx, scalar::AdvectionDiffusion& solver, long n_steps) {
+  if (ctx.restart_file.empty())
+    return 0;
+  RestartState state = restart_state(solver);
+  const long first_step = read_restart(ctx.restart_file, state, ctx.domain, ctx.config);
+  if (state.numbers[1].second != double(first_step))
+    throw ConfigError("restart file " + ctx.restart_file + ": its solver step count " +
+                      format("%.0f is not its step %.0f; use another restart file",
+                             state.numbers[1].second, double(first_step)));
+  if (first_step >= n_steps)
+    throw ConfigError("--restart " + ctx.restart_file +
+                      format(" is at step %.0f", double(first_step)) +
+                      format(", not before the last step %.0f: there is nothing to run. Raise "
+                             "time.t_end to continue the run (at the same dt)",
+                             double(n_steps)));
+  solver.restore_clock(state.numbers[0].second, first_step);
+  ctx.log.info("restarted from " + ctx.restart_file +
+               format(" at step %.0f, t = %.9e", double(first_step), solver.time()));
+  return first_step;
+}
+
 RunResult run_advection_diffusion(const RunContext& ctx) {
   require_error_check(ctx);
-  if (!ctx.restart_file.empty())
-    throw ConfigError("--restart: the advection_diffusion model has no restart files (only "
-                      "navier_stokes has); run it from its initial condition.");
   const Config& cfg = ctx.config;
   const auto params = scalar::AdvectionDiffusionParams::from_config(cfg, ctx.domain.dim());
   scalar::AdvectionDiffusion solver(ctx.domain, params);
@@ -60,12 +91,14 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   constexpr double kDivergenceGrowth = 10.0;
   constexpr long kGuardEvery = 10;
   const double initial_size = solver.max_abs();
+  const long first_step = start_from_restart(ctx, solver, n_steps);
+  ctx.accept();
   const long every = cfg.get_int("output.progress_every");
   Clock clock;
   clock.fixed_dt = dt;
-  clock.max_steps = n_steps;
+  clock.max_steps = n_steps - first_step;
   SteppedModel<scalar::AdvectionDiffusion> stepper(solver);
-  Simulation sim(ctx.domain.comm(), stepper, clock);
+  Simulation sim(ctx.domain.comm(), stepper, clock, first_step);
   double size = initial_size;
   sim.add_callback(
       "divergence guard",
@@ -79,6 +112,13 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
                                        "time.cfl or time.dt.",
                                        initial_size, solver.courant(dt)));
       });
+  // Restart files (restart.every, restart.at_step), and one on SIGUSR1, SIGTERM or a spent
+  // --walltime budget, after which the run stops (exit 75) with the command that continues it.
+  sim.watch_signals();
+  sim.add_callback("restart files", restart_cadence(cfg) | Cadence::signal(), [&](Simulation& s) {
+    write_restart_file(s, restart_state(solver), ctx.domain, cfg, ctx.output_dir, ctx.case_file,
+                       ctx.log);
+  });
   Progress progress(ctx.log, t_end, every);
   sim.add_callback("progress", Cadence::steps(every) | Cadence::last_step(), [&](Simulation& s) {
     if (every > 0)
@@ -101,6 +141,7 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   f["error_l2"] = err.l2;
   f["error_linf"] = err.linf;
   f["cell_updates"] = double(n_steps) * double(solver.concentration().layout().global.size());
+  f["state_checksum"] = state_checksum(ctx.domain.comm(), restart_state(solver));
 
   const double l2_max = cfg.get_real("check.l2_error_max");
   const double linf_max = cfg.get_real("check.linf_error_max");
@@ -120,9 +161,10 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
 Model advection_diffusion_model() {
   return {"advection_diffusion",
           "passive scalar, uniform velocity, FV2 + SSP-RK3, exact Fourier-mode reference",
-          &declare_advection_diffusion_keys, &run_advection_diffusion, [](int) {
-            return 50.0;
-          }};
+          &declare_advection_diffusion_keys,
+          &run_advection_diffusion,
+          [](int) { return 50.0; },
+          true};
 }
 
 } // namespace jobs

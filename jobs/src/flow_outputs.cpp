@@ -187,8 +187,7 @@ void FlowOutputs::attach(Simulation& sim) {
       [this](Simulation& s, const CollectiveError& e) { m_guard->step_failed(s, e); });
 
   // Restart files: on their cadence and on SIGUSR1 (go on) or SIGTERM (stop).
-  Cadence restart = Cadence::steps(m_cfg.get_int("restart.every")) |
-                    Cadence::at_step(m_cfg.get_int("restart.at_step"));
+  Cadence restart = restart_cadence(m_cfg);
   if (m_kinds.signals) {
     sim.watch_signals();
     restart = restart | Cadence::signal();
@@ -266,15 +265,8 @@ void FlowOutputs::write_restart_file(Simulation& sim) {
   // Never a restart file of a diverged state: the rotation (restart.keep) would delete the good
   // ones for it.
   m_guard->require_bounded(sim);
-  const std::string written =
-      write_restart(m_output_dir + "/restart", m_ns, m_ns.domain(), m_cfg, sim.step(),
-                    static_cast<int>(m_cfg.get_int("restart.keep")), sim.dt());
-  m_log.info(format("restart file for step %.0f: ", double(sim.step())) + written);
-  if (sim.signal() == SIGTERM)
-    throw Stopped("stopped by " + stop_reason() + format(" at step %.0f ", double(sim.step())) +
-                  format("(t = %.6e); continue with: ", m_ns.time()) +
-                  continue_command("run", m_case_file, m_cfg,
-                                   {{"--restart", written}, {"--output", m_output_dir}}));
+  undertow::write_restart_file(sim, restart_state(m_ns), m_ns.domain(), m_cfg, m_output_dir,
+                               m_case_file, m_log);
 }
 
 void FlowOutputs::print_progress(const Simulation& sim) {

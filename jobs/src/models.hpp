@@ -52,6 +52,9 @@ struct Model {
   /// A lower bound of the memory a run takes per cell [bytes] in `dim` dimensions (measured),
   /// to refuse grids that cannot fit before allocating them.
   double (*bytes_per_cell)(int dim) = nullptr;
+  /// Whether its runs write restart files (restart.*, on SIGUSR1/SIGTERM and --walltime) and
+  /// continue from them (--restart).
+  bool restart_files = false;
 };
 
 /// All registered models.

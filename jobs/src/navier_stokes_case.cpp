@@ -56,14 +56,7 @@ void declare_keys(ConfigSchema& s) {
         "write a snapshot of the fields every this much simulated time [s] (at the first step "
         "that reaches it), and at the start and end; 0: off unless fields.every is set")
       .at_least(0);
-  s.add("restart.every", ValueType::Integer, "0",
-        "write a restart file to <output>/restart/ every this many steps; 0: off")
-      .at_least(0);
-  s.add("restart.at_step", ValueType::Integer, "0",
-        "also write a restart file after this step; 0: none")
-      .at_least(0);
-  s.add("restart.keep", ValueType::Integer, "2", "how many of the newest restart files to keep")
-      .at_least(1);
+  declare_restart_keys(s);
   s.add("diagnostics.every", ValueType::Integer, "0",
         "write a row of diagnostics.csv every this many steps; 0: with every progress line "
         "(output.progress_every)")
@@ -264,11 +257,7 @@ void report_flow(const RunContext& ctx, NavierStokes& ns, const Simulation& sim,
   f["poisson_iterations_per_step"] = double(poisson_total) / std::max(n - sim.first_step(), 1L);
   // Bitwise fingerprint of the final state, the same on any number of ranks: restarted and
   // uninterrupted runs can be compared exactly.
-  std::string sums;
-  for (const auto& named : ns.state_fields())
-    sums += named.first + ":" +
-            io::checksum_text(io::field_checksum(domain.comm(), *named.second)) + " ";
-  f["state_checksum"] = sums;
+  f["state_checksum"] = state_checksum(domain.comm(), restart_state(ns));
   if (outputs.writes_fields()) {
     f["field_snapshots"] = outputs.snapshots();
     ctx.log.info("fields: " + std::to_string(outputs.snapshots()) + " snapshots, open " +
@@ -414,9 +403,10 @@ Model navier_stokes_model() {
   return {"navier_stokes",
           "incompressible Navier-Stokes, MAC grid, SSP-RK3 + projection (PETSc CG + algebraic "
           "multigrid)",
-          &declare_keys, &run_navier_stokes, [](int) {
-            return 250.0;
-          }};
+          &declare_keys,
+          &run_navier_stokes,
+          [](int) { return 250.0; },
+          true};
 }
 
 } // namespace jobs

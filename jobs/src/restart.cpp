@@ -1,14 +1,18 @@
 #include "restart.hpp"
 
+#include "command_line.hpp"
+
 #include "undertow/core/error.hpp"
 #include "undertow/core/hash.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/core/signals.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,7 +28,8 @@ const char* kFormat = "undertow restart";
 const double kFormatVersion = 2;
 
 bool defines_the_case(const std::string& key) {
-  for (const char* prefix : {"case.model", "domain.", "fluid.", "boundary.", "obstacle"})
+  for (const char* prefix :
+       {"case.model", "domain.", "fluid.", "boundary.", "obstacle", "advdiff."})
     if (key.rfind(prefix, 0) == 0)
       return true;
   return false;
@@ -55,12 +60,18 @@ std::vector<std::filesystem::path> restart_files(const std::string& dir) {
 }
 
 /// The position of a restart file as text, exactly (hex floats): what its checksum covers.
-std::string position_text(double step, double time, double dt, double solver_steps,
-                          double psi_scale) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "step %a time %a dt %a solver_steps %a psi_scale %a", step, time,
-                dt, solver_steps, psi_scale);
-  return buf;
+/// `numbers` starts with the time; for Navier-Stokes this is "step .. time .. dt .. solver_steps
+/// .. psi_scale ..", as format version 2 has it.
+std::string position_text(double step, double dt,
+                          const std::vector<std::pair<std::string, double>>& numbers) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "step %a time %a dt %a", step, numbers.at(0).second, dt);
+  std::string text = buf;
+  for (std::size_t i = 1; i < numbers.size(); ++i) {
+    std::snprintf(buf, sizeof buf, " %a", numbers[i].second);
+    text += " " + numbers[i].first + buf;
+  }
+  return text;
 }
 
 /// True if two configuration values mean the same: word by word, numbers compared as numbers
@@ -92,33 +103,71 @@ std::string case_signature(const Config& config) {
   return out;
 }
 
-std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
-                          const Domain& domain, const Config& config, long step, int keep,
-                          double dt) {
+std::string state_checksum(const Communicator& comm, const RestartState& state) {
+  std::string sums;
+  for (const auto& named : state.fields)
+    sums += named.first + ":" + io::checksum_text(io::field_checksum(comm, *named.second)) + " ";
+  return sums;
+}
+
+void declare_restart_keys(ConfigSchema& s) {
+  s.add("restart.every", ValueType::Integer, "0",
+        "write a restart file to <output>/restart/ every this many steps; 0: off")
+      .at_least(0);
+  s.add("restart.at_step", ValueType::Integer, "0",
+        "also write a restart file after this step; 0: none")
+      .at_least(0);
+  s.add("restart.keep", ValueType::Integer, "2", "how many of the newest restart files to keep")
+      .at_least(1);
+}
+
+Cadence restart_cadence(const Config& config) {
+  return Cadence::steps(config.get_int("restart.every")) |
+         Cadence::at_step(config.get_int("restart.at_step"));
+}
+
+void write_restart_file(const Simulation& sim, const RestartState& state, const Domain& domain,
+                        const Config& config, const std::string& output_dir,
+                        const std::string& case_file, const Log& log) {
+  const std::string written =
+      write_restart(output_dir + "/restart", state, domain, config, sim.step(),
+                    static_cast<int>(config.get_int("restart.keep")), sim.dt());
+  log.info(format("restart file for step %.0f: ", double(sim.step())) + written);
+  if (sim.signal() == SIGTERM)
+    throw Stopped("stopped by " + stop_reason() + format(" at step %.0f ", double(sim.step())) +
+                  format("(t = %.6e); continue with: ", state.numbers.at(0).second) +
+                  jobs::continue_command("run", case_file, config,
+                                         {{"--restart", written}, {"--output", output_dir}}));
+}
+
+std::string write_restart(const std::string& dir, const RestartState& state, const Domain& domain,
+                          const Config& config, long step, int keep, double dt) {
+  if (state.numbers.empty() || state.numbers.front().first != "time")
+    throw Error("a restart state starts its numbers with the time");
   run_on_root(domain.comm(), [&] { io::make_directories(dir); });
   char name[64];
   std::snprintf(name, sizeof name, "/restart_%09ld.h5", step);
   const std::string path = dir + name;
   io::FieldFile file(domain, path, io::FieldFile::Mode::Create);
-  for (const auto& named : ns.state_fields())
+  for (const auto& named : state.fields)
     file.write(named.first, *named.second);
   file.set_attribute("format", kFormat);
   file.set_attribute("format_version", kFormatVersion);
   file.set_attribute("undertow_version", UNDERTOW_VERSION_STRING);
-  file.set_attribute("model", "navier_stokes");
+  file.set_attribute("model", state.model);
   file.set_attribute("case_signature", case_signature(config));
   file.set_attribute("config_hash", config.hash());
   file.set_attribute("config", config.to_ini());
-  file.set_attribute("units", "SI: lengths m, time s, velocity m/s, pressure p/rho m^2/s^2; psi = "
-                              "psi_scale * p, psi_scale = stage weight * dt [s]");
+  file.set_attribute("units", state.model == "navier_stokes"
+                                  ? "SI: lengths m, time s, velocity m/s, pressure p/rho m^2/s^2; "
+                                    "psi = psi_scale * p, psi_scale = stage weight * dt [s]"
+                                  : "SI: lengths m, time s");
   file.set_attribute("step", double(step));
-  file.set_attribute("time", ns.time());
   file.set_attribute("dt", dt);
-  file.set_attribute("solver_steps", double(ns.steps()));
-  file.set_attribute("psi_scale", ns.psi_scale());
+  for (const auto& kv : state.numbers)
+    file.set_attribute(kv.first, kv.second);
   file.set_attribute("position_checksum",
-                     io::checksum_text(fnv1a(position_text(double(step), ns.time(), dt,
-                                                           double(ns.steps()), ns.psi_scale()))));
+                     io::checksum_text(fnv1a(position_text(double(step), dt, state.numbers))));
   file.commit();
   run_on_root(domain.comm(), [&] {
     const auto files = restart_files(dir);
@@ -128,7 +177,35 @@ std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& n
   return path;
 }
 
+RestartState restart_state(navier_stokes::NavierStokes& ns) {
+  RestartState s;
+  s.model = "navier_stokes";
+  s.fields = ns.state_fields();
+  s.numbers = {
+      {"time", ns.time()}, {"solver_steps", double(ns.steps())}, {"psi_scale", ns.psi_scale()}};
+  return s;
+}
+
+std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
+                          const Domain& domain, const Config& config, long step, int keep,
+                          double dt) {
+  return write_restart(dir, restart_state(ns), domain, config, step, keep, dt);
+}
+
 long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, const Domain& domain,
+                  const Config& config) {
+  RestartState state = restart_state(ns);
+  const long step = read_restart(path, state, domain, config);
+  if (state.numbers[1].second < 0)
+    throw ConfigError("restart file " + path +
+                      ": its solver step count is negative; use another "
+                      "restart file");
+  ns.restore_clock(state.numbers[0].second, static_cast<long>(state.numbers[1].second),
+                   state.numbers[2].second);
+  return step;
+}
+
+long read_restart(const std::string& path, RestartState& state, const Domain& domain,
                   const Config& config) {
   // 0: missing, 1: a directory (or a device), 2: a regular file.
   long long kind = 0;
@@ -169,22 +246,30 @@ long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, cons
                             "\nRestart with the case file that wrote it (solver, time and "
                             "output keys may change, these may not)");
     // The position is covered by its own checksum, as every dataset is by its own.
-    const double step = file.real_attribute("step"), time = file.real_attribute("time"),
-                 dt = file.real_attribute("dt"), steps = file.real_attribute("solver_steps"),
-                 psi_scale = file.real_attribute("psi_scale");
+    const double step = file.real_attribute("step"), dt = file.real_attribute("dt");
+    std::string names = "step, time, dt"; // e.g. "..., solver steps, psi scale"
+    bool finite = std::isfinite(step) && std::isfinite(dt);
+    for (auto& kv : state.numbers) {
+      kv.second = file.real_attribute(kv.first);
+      if (kv.first != "time") {
+        std::string name = kv.first;
+        std::replace(name.begin(), name.end(), '_', ' ');
+        names += ", " + name;
+      }
+      finite = finite && std::isfinite(kv.second);
+    }
     if (!file.has_attribute("position_checksum") ||
         file.string_attribute("position_checksum") !=
-            io::checksum_text(fnv1a(position_text(step, time, dt, steps, psi_scale))))
-      throw CollectiveError("its position (step, time, dt, solver steps, psi scale) does not "
-                            "match its checksum: the file was changed after it was written; use "
-                            "another restart file");
-    if (!(std::isfinite(time) && step >= 0 && step == std::floor(step) && steps >= 0 &&
-          std::isfinite(psi_scale) && std::isfinite(dt) && dt >= 0))
-      throw CollectiveError(format("its position is not valid (step %g, ", step) +
-                            format("time %g, dt %g); use another restart file", time, dt));
-    for (const auto& named : ns.state_fields())
+            io::checksum_text(fnv1a(position_text(step, dt, state.numbers))))
+      throw CollectiveError("its position (" + names +
+                            ") does not match its checksum: the file was changed after it was "
+                            "written; use another restart file");
+    if (!(finite && step >= 0 && step == std::floor(step) && dt >= 0))
+      throw CollectiveError(
+          format("its position is not valid (step %g, ", step) +
+          format("time %g, dt %g); use another restart file", state.numbers[0].second, dt));
+    for (const auto& named : state.fields)
       file.read(named.first, *named.second);
-    ns.restore_clock(time, static_cast<long>(steps), psi_scale);
     return static_cast<long>(step);
   } catch (const CollectiveError& e) {
     throw ConfigError("restart file " + path + ": " + e.what());

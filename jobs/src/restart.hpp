@@ -1,12 +1,16 @@
 #pragma once
-// Restart files of a Navier-Stokes run: everything the next steps depend on (the solver's state
-// fields, its clock and the driver's step count), the case they belong to, and checksums.
-// Format "undertow restart" version 1; see docs/output.md.
+// Restart files of a run: everything the next steps depend on (the model's state fields, its
+// clock and the driver's step count), the case they belong to, and checksums. Format "undertow
+// restart" version 2; see docs/output.md.
 
 #include "undertow/core/config.hpp"
+#include "undertow/core/log.hpp"
+#include "undertow/core/simulation.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace undertow {
 
@@ -14,6 +18,52 @@ namespace undertow {
 /// the domain, the fluid, the boundaries and the obstacles. Solver and output settings may change
 /// between a run and its restart.
 std::string case_signature(const Config& config);
+
+/// What a restart file holds of a model: its state fields and the numbers of its position beyond
+/// the step and dt (its time first, then e.g. the solver's step count), which a restarted run
+/// sets back.
+struct RestartState {
+  std::string model; ///< case.model
+  std::vector<std::pair<std::string, Field*>> fields;
+  std::vector<std::pair<std::string, double>> numbers; ///< "time" [s] first
+};
+
+/// Writes <dir>/restart_<step>.h5 of `state` (temporary name, then rename) and removes all but
+/// the newest `keep` restart files of `dir`. `dt` is the last step's dt [s]. Returns the path.
+/// Collective.
+std::string write_restart(const std::string& dir, const RestartState& state, const Domain& domain,
+                          const Config& config, long step, int keep, double dt);
+
+/// Loads `path` into `state` (its fields and numbers, named as written) and returns the step it
+/// was written at. Throws ConfigError naming the file and what does not match: missing or
+/// unreadable, not a restart file, another format version, another case (listing the differing
+/// keys), another grid, a changed position or a checksum mismatch. Collective.
+long read_restart(const std::string& path, RestartState& state, const Domain& domain,
+                  const Config& config);
+
+/// restart.every, restart.at_step and restart.keep, for every model that writes restart files.
+/// Not collective.
+void declare_restart_keys(ConfigSchema& schema);
+
+/// The steps after which restart.every and restart.at_step ask for a restart file (an empty
+/// cadence if neither does). Not collective.
+Cadence restart_cadence(const Config& config);
+
+/// Writes the restart file of `state` after step sim.step() into <output_dir>/restart (keeping
+/// the newest restart.keep), says so in `log`, and after a stop (sim.signal() == SIGTERM:
+/// SIGTERM, or the --walltime budget spent) throws Stopped with the command that continues the
+/// run. Collective.
+void write_restart_file(const Simulation& sim, const RestartState& state, const Domain& domain,
+                        const Config& config, const std::string& output_dir,
+                        const std::string& case_file, const Log& log);
+
+/// A bitwise fingerprint of the state, the same on any number of ranks ("name:checksum " per
+/// field), for reports: restarted and uninterrupted runs can be compared exactly. Collective.
+std::string state_checksum(const Communicator& comm, const RestartState& state);
+
+/// The restart state of a Navier-Stokes solver: its state fields, time, step count and psi
+/// scale (shares the solver's fields).
+RestartState restart_state(navier_stokes::NavierStokes& ns);
 
 /// Writes <dir>/restart_<step>.h5 (temporary name, then rename) and removes all but the newest
 /// `keep` restart files of `dir`. `dt` is the last step's dt [s], recorded for the user (a

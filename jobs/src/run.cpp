@@ -143,12 +143,11 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
   const std::string& case_name = loaded.name;
   const std::string& output_dir = loaded.output_dir;
 
-  if (walltime_budget() > 0 && model.name != "navier_stokes")
-    throw ConfigError("--walltime stops a run with its state saved in a restart file, and only "
-                      "navier_stokes runs write them: the " +
+  if (walltime_budget() > 0 && !model.restart_files)
+    throw ConfigError("--walltime stops a run with its state saved in a restart file, and " +
                       model.name +
-                      " run would be cut with nothing to continue from; run it without "
-                      "--walltime");
+                      " runs write none yet: the run would be cut with nothing to continue "
+                      "from; run it without --walltime");
   const Domain domain(comm, DomainSpec::from_config(config));
   Log log(comm);
   PendingOutput output(comm, output_dir);

@@ -346,7 +346,7 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
       throw ConfigError("--sweep, point " + std::to_string(i) + ": " + e.what());
     }
   }
-  if (o.command == "run" && loaded.model->name != "navier_stokes")
+  if (o.command == "run" && !loaded.model->restart_files)
     throw ConfigError("undertow submit: a " + loaded.model->name +
                       " run writes no restart file, so a job cannot continue it after its time "
                       "limit; run it directly, or as a batch job of your own");

@@ -20,6 +20,8 @@ case "$command" in
 run)
   settings=(--set "domain.cells=110 21" --set time.dt=0.004 --set time.t_end=4
             --set output.progress_every=250)
+  grep -q '^model *= *advection_diffusion' "$case" &&
+    settings=(--set "domain.cells=128 128" --set time.t_end=8 --set output.progress_every=500)
   result() { grep -o '"state_checksum": "[^"]*"' "$1"; }
   parts=3 ;;
 gradient)

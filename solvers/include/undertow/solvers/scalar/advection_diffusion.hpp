@@ -58,6 +58,13 @@ class AdvectionDiffusion {
   double time() const { return m_time; }
   long steps() const { return m_steps; }
   const Field& concentration() const { return m_c; }
+  /// The state a restart file holds: the concentration (owned cells and ghosts) and the clock,
+  /// set back with restore_clock() once the field is loaded. Not collective.
+  Field& concentration() { return m_c; }
+  void restore_clock(double time, long steps) {
+    m_time = time;
+    m_steps = steps;
+  }
   const FourierMode& exact() const { return m_exact; }
   Timers& timers() { return m_timers; }
 
