@@ -48,6 +48,7 @@ double scalar_step(const RunContext& ctx, const scalar::AdvectionDiffusion& solv
 RestartState restart_state(scalar::AdvectionDiffusion& solver) {
   RestartState s;
   s.model = "advection_diffusion";
+  s.units = "SI: lengths m, time s; c in the unit of advdiff.amplitude";
   s.fields = {{"c", &solver.concentration()}};
   s.numbers = {{"time", solver.time()}, {"solver_steps", double(solver.steps())}};
   return s;

@@ -158,10 +158,7 @@ std::string write_restart(const std::string& dir, const RestartState& state, con
   file.set_attribute("case_signature", case_signature(config));
   file.set_attribute("config_hash", config.hash());
   file.set_attribute("config", config.to_ini());
-  file.set_attribute("units", state.model == "navier_stokes"
-                                  ? "SI: lengths m, time s, velocity m/s, pressure p/rho m^2/s^2; "
-                                    "psi = psi_scale * p, psi_scale = stage weight * dt [s]"
-                                  : "SI: lengths m, time s");
+  file.set_attribute("units", state.units);
   file.set_attribute("step", double(step));
   file.set_attribute("dt", dt);
   for (const auto& kv : state.numbers)
@@ -180,26 +177,18 @@ std::string write_restart(const std::string& dir, const RestartState& state, con
 RestartState restart_state(navier_stokes::NavierStokes& ns) {
   RestartState s;
   s.model = "navier_stokes";
+  s.units = "SI: lengths m, time s, velocity m/s, pressure p/rho m^2/s^2; psi = psi_scale * p, "
+            "psi_scale = stage weight * dt [s]";
   s.fields = ns.state_fields();
   s.numbers = {
       {"time", ns.time()}, {"solver_steps", double(ns.steps())}, {"psi_scale", ns.psi_scale()}};
   return s;
 }
 
-std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
-                          const Domain& domain, const Config& config, long step, int keep,
-                          double dt) {
-  return write_restart(dir, restart_state(ns), domain, config, step, keep, dt);
-}
-
 long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, const Domain& domain,
                   const Config& config) {
   RestartState state = restart_state(ns);
   const long step = read_restart(path, state, domain, config);
-  if (state.numbers[1].second < 0)
-    throw ConfigError("restart file " + path +
-                      ": its solver step count is negative; use another "
-                      "restart file");
   ns.restore_clock(state.numbers[0].second, static_cast<long>(state.numbers[1].second),
                    state.numbers[2].second);
   return step;
@@ -248,7 +237,7 @@ long read_restart(const std::string& path, RestartState& state, const Domain& do
     // The position is covered by its own checksum, as every dataset is by its own.
     const double step = file.real_attribute("step"), dt = file.real_attribute("dt");
     std::string names = "step, time, dt"; // e.g. "..., solver steps, psi scale"
-    bool finite = std::isfinite(step) && std::isfinite(dt);
+    bool valid = std::isfinite(step) && std::isfinite(dt);
     for (auto& kv : state.numbers) {
       kv.second = file.real_attribute(kv.first);
       if (kv.first != "time") {
@@ -256,7 +245,9 @@ long read_restart(const std::string& path, RestartState& state, const Domain& do
         std::replace(name.begin(), name.end(), '_', ' ');
         names += ", " + name;
       }
-      finite = finite && std::isfinite(kv.second);
+      valid = valid && std::isfinite(kv.second);
+      if (kv.first == "solver_steps" && !(kv.second >= 0 && kv.second == std::floor(kv.second)))
+        valid = false; // a count of steps
     }
     if (!file.has_attribute("position_checksum") ||
         file.string_attribute("position_checksum") !=
@@ -264,7 +255,7 @@ long read_restart(const std::string& path, RestartState& state, const Domain& do
       throw CollectiveError("its position (" + names +
                             ") does not match its checksum: the file was changed after it was "
                             "written; use another restart file");
-    if (!(finite && step >= 0 && step == std::floor(step) && dt >= 0))
+    if (!(valid && step >= 0 && step == std::floor(step) && dt >= 0))
       throw CollectiveError(
           format("its position is not valid (step %g, ", step) +
           format("time %g, dt %g); use another restart file", state.numbers[0].second, dt));

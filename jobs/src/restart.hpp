@@ -24,6 +24,7 @@ std::string case_signature(const Config& config);
 /// sets back.
 struct RestartState {
   std::string model; ///< case.model
+  std::string units; ///< what the fields and numbers are measured in, for a reader of the file
   std::vector<std::pair<std::string, Field*>> fields;
   std::vector<std::pair<std::string, double>> numbers; ///< "time" [s] first
 };
@@ -65,18 +66,8 @@ std::string state_checksum(const Communicator& comm, const RestartState& state);
 /// scale (shares the solver's fields).
 RestartState restart_state(navier_stokes::NavierStokes& ns);
 
-/// Writes <dir>/restart_<step>.h5 (temporary name, then rename) and removes all but the newest
-/// `keep` restart files of `dir`. `dt` is the last step's dt [s], recorded for the user (a
-/// restarted run takes its dt from time.dt or the CFL condition, as the original did). Returns
-/// the path. Collective.
-std::string write_restart(const std::string& dir, navier_stokes::NavierStokes& ns,
-                          const Domain& domain, const Config& config, long step, int keep,
-                          double dt);
-
-/// Loads `path` into `ns` and returns the step it was written at. Throws CollectiveError naming
-/// the file and what does not match: missing or unreadable, not a restart file, another format
-/// version, another case (listing the differing keys), another grid, or a checksum mismatch.
-/// Collective.
+/// read_restart of restart_state(ns), then the solver's clock set back. Throws ConfigError as
+/// read_restart does. Collective.
 long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, const Domain& domain,
                   const Config& config);
 
