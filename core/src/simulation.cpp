@@ -205,7 +205,11 @@ void Simulation::after_step(double dt) {
   const bool poll = m_watch_signals || m_clock.walltime > 0;
   const int code = poll ? poll_signal() : 0;
   m_signal = code == 3 || code == 2 ? SIGTERM : code == 1 ? SIGUSR1 : 0;
-  if (code >= 2) {
+  if (code >= 2 && m_last) {
+    // The stop came with the last step: the run is complete, so it ends as a finished run (a
+    // restart file and exit 75 here would leave a part with nothing to continue).
+    m_signal = 0;
+  } else if (code >= 2) {
     m_last = true;
     m_stopped_by = code == 3 ? "signal" : "walltime";
   }

@@ -208,6 +208,37 @@ TEST(Simulation, TheWalltimeBudgetStopsLikeASignal) {
   EXPECT_LT(m.dts.size(), 100u);
 }
 
+// A stop that arrives with the last step has nothing left to stop: the run ends as finished,
+// and the signal callbacks (which write a restart file and exit 75 on SIGTERM) do not fire.
+// In a CI run the walltime ran out on the last step of a part: it exited 75, and the next part
+// was refused for having nothing to run.
+TEST(Simulation, AStopArrivingWithTheLastStepEndsTheRunAsFinished) {
+  CountingModel m;
+  m.signal_at = 10;
+  m.signal = SIGTERM;
+  Simulation term(world(), m, fixed(0.1, 1.0));
+  term.watch_signals();
+  int signal_calls = 0;
+  term.add_callback("checkpoint", Cadence::signal(), [&](Simulation&) { ++signal_calls; });
+  term.run();
+  EXPECT_EQ(m.dts.size(), 10u);
+  EXPECT_EQ(signal_calls, 0);
+  EXPECT_EQ(term.stopped_by(), "end time");
+  EXPECT_EQ(term.signal(), 0);
+
+  CountingModel slow;
+  slow.sleep_ms = 30;
+  Clock c = fixed(0.1, 0.1); // one step, longer than the budget
+  c.walltime = 0.01;
+  Simulation spent(world(), slow, c);
+  signal_calls = 0;
+  spent.add_callback("checkpoint", Cadence::signal(), [&](Simulation&) { ++signal_calls; });
+  spent.run();
+  EXPECT_EQ(slow.dts.size(), 1u);
+  EXPECT_EQ(signal_calls, 0);
+  EXPECT_EQ(spent.stopped_by(), "end time");
+}
+
 TEST(Simulation, AFailingStepGoesThroughItsHandler) {
   CountingModel m;
   m.fail_at = 4;

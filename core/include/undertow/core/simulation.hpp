@@ -135,7 +135,8 @@ class Simulation {
   /// Whether the current step ends the run (time or steps reached, or a stop requested).
   bool last_step() const { return m_last; }
   /// The signal this step's callbacks answer: SIGTERM, SIGUSR1, or 0. The walltime budget
-  /// reads as SIGTERM.
+  /// reads as SIGTERM. A stop (SIGTERM or the walltime) that arrives with the last step reads
+  /// as 0: the run is complete and ends as finished.
   int signal() const { return m_signal; }
   /// Why the run ended: "end time", "steps", "walltime", "signal", or a request_stop reason
   /// (empty while running).
