@@ -199,6 +199,82 @@ void FieldFile::read(const std::string& name, Field& f) const {
                           " read): the file is corrupted; use another restart file");
 }
 
+namespace {
+
+/// A bitwise checksum of a replicated series (position-keyed, like field_checksum).
+std::uint64_t series_checksum(const std::vector<double>& values) {
+  std::uint64_t sum = 0;
+  for (std::size_t n = 0; n < values.size(); ++n) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &values[n], sizeof bits);
+    sum += mix64(bits ^ mix64(n + 0x9e3779b97f4a7c15ULL));
+  }
+  return sum;
+}
+
+} // namespace
+
+void FieldFile::write_series(const std::string& name, const std::vector<double>& values) {
+  const hsize_t size = values.size();
+  const hid_t file_space = H5Screate_simple(1, &size, nullptr);
+  const hid_t set = H5Dcreate2(m_h->file, name.c_str(), H5T_NATIVE_DOUBLE, file_space, H5P_DEFAULT,
+                               H5P_DEFAULT, H5P_DEFAULT);
+  // Rank 0 writes every value, the others none (the write is collective all the same).
+  const bool writes = m_domain.comm().is_root() && size > 0;
+  const hsize_t count = writes ? size : 0;
+  const hid_t memory = H5Screate_simple(1, &size, nullptr);
+  if (!writes) {
+    H5Sselect_none(memory);
+    H5Sselect_none(file_space);
+  }
+  const herr_t status = set < 0 ? -1
+                                : H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, file_space,
+                                           m_h->transfer, count > 0 ? values.data() : nullptr);
+  H5Sclose(memory);
+  H5Sclose(file_space);
+  if (set >= 0) {
+    write_string_attribute(set, "checksum", hex(series_checksum(values)));
+    H5Dclose(set);
+  }
+  if (m_domain.comm().max(static_cast<long long>(status < 0)) > 0)
+    throw CollectiveError("writing dataset '" + name + "' to " + temporary(m_path) +
+                          " failed (disk full or quota?)");
+}
+
+std::vector<double> FieldFile::read_series(const std::string& name) const {
+  const hid_t set = H5Dopen2(m_h->file, name.c_str(), H5P_DEFAULT);
+  if (set < 0)
+    throw CollectiveError(m_path + " has no dataset '" + name + "'");
+  const hid_t file_space = H5Dget_space(set);
+  hsize_t size = 0;
+  const bool one_dimensional = H5Sget_simple_extent_ndims(file_space) == 1;
+  if (one_dimensional)
+    H5Sget_simple_extent_dims(file_space, &size, nullptr);
+  std::vector<double> values(static_cast<std::size_t>(size));
+  herr_t status = one_dimensional ? 0 : -1;
+  if (one_dimensional && size > 0) {
+    const hid_t memory = H5Screate_simple(1, &size, nullptr);
+    status = H5Dread(set, H5T_NATIVE_DOUBLE, memory, file_space, m_h->transfer, values.data());
+    H5Sclose(memory);
+  }
+  H5Sclose(file_space);
+  std::string stored;
+  const bool has_checksum = read_string_attribute(set, "checksum", stored);
+  H5Dclose(set);
+  if (!one_dimensional)
+    throw CollectiveError("dataset '" + name + "' in " + m_path +
+                          " is not a one-dimensional series: the file is not one this undertow "
+                          "wrote");
+  if (m_domain.comm().max(static_cast<long long>(status < 0)) > 0)
+    throw CollectiveError("reading dataset '" + name + "' from " + m_path +
+                          " failed: the file is truncated or corrupted");
+  if (!has_checksum || hex(series_checksum(values)) != stored)
+    throw CollectiveError("dataset '" + name + "' in " + m_path +
+                          " does not match its checksum: the file is corrupted; use another "
+                          "restart file");
+  return values;
+}
+
 std::string checksum_text(std::uint64_t checksum) {
   return hex(checksum);
 }

@@ -56,21 +56,14 @@ RestartState restart_state(scalar::AdvectionDiffusion& solver) {
 
 /// Continues from ctx.restart_file, if given, and returns its step (0: from the initial
 /// condition). Collective.
-long start_from_restart(const RunContext& ctx, scalar::AdvectionDiffusion& solver, long n_steps) {
+long start_from_restart(const RunContext& ctx, scalar::AdvectionDiffusion& solver, double dt,
+                        long n_steps) {
   if (ctx.restart_file.empty())
     return 0;
   RestartState state = restart_state(solver);
   const long first_step = read_restart(ctx.restart_file, state, ctx.domain, ctx.config);
-  if (state.numbers[1].second != double(first_step))
-    throw ConfigError("restart file " + ctx.restart_file + ": its solver step count " +
-                      format("%.0f is not its step %.0f; use another restart file",
-                             state.numbers[1].second, double(first_step)));
-  if (first_step >= n_steps)
-    throw ConfigError("--restart " + ctx.restart_file +
-                      format(" is at step %.0f", double(first_step)) +
-                      format(", not before the last step %.0f: there is nothing to run. Raise "
-                             "time.t_end to continue the run (at the same dt)",
-                             double(n_steps)));
+  check_restart_step(ctx.restart_file, first_step, state.numbers[1].second, state.numbers[0].second,
+                     dt, n_steps);
   solver.restore_clock(state.numbers[0].second, first_step);
   ctx.log.info("restarted from " + ctx.restart_file +
                format(" at step %.0f, t = %.9e", double(first_step), solver.time()));
@@ -92,7 +85,7 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   constexpr double kDivergenceGrowth = 10.0;
   constexpr long kGuardEvery = 10;
   const double initial_size = solver.max_abs();
-  const long first_step = start_from_restart(ctx, solver, n_steps);
+  const long first_step = start_from_restart(ctx, solver, dt, n_steps);
   ctx.accept();
   const long every = cfg.get_int("output.progress_every");
   Clock clock;
@@ -165,7 +158,7 @@ Model advection_diffusion_model() {
           &declare_advection_diffusion_keys,
           &run_advection_diffusion,
           [](int) { return 50.0; },
-          true};
+          [](const Config&) { return std::string(); }};
 }
 
 } // namespace jobs

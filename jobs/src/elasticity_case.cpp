@@ -166,14 +166,32 @@ void ElasticityProbe::check(const Config& cfg, int dim, const std::array<double,
 
 namespace {
 
+/// Why this elasticity run writes no restart files (empty: a dynamic run writes them). Not
+/// collective.
+std::string elasticity_without_restart_files(const Config& cfg) {
+  if (cfg.get_bool("dynamics.enabled"))
+    return "";
+  return cfg.get_bool("topology.enabled")
+             ? "elasticity topology optimisation writes no restart files (only dynamic runs, "
+               "dynamics.enabled = true, do)"
+             : "a static elasticity solve writes no restart files: it has no time steps to stop "
+               "between (only dynamic runs, dynamics.enabled = true, do)";
+}
+
 /// The case's keys that a static or topology run refuses, and the references --check needs.
 /// Throws ConfigError. Not collective.
 void validate_elasticity_case(const RunContext& ctx, const ElasticityProbe& probe) {
   const Config& cfg = ctx.config;
-  if (!ctx.restart_file.empty())
-    throw ConfigError("--restart: the elasticity model has no restart files; run the case again");
   const bool topology = cfg.get_bool("topology.enabled");
   const bool dynamic = cfg.get_bool("dynamics.enabled");
+  if (!ctx.restart_file.empty() && !dynamic)
+    throw ConfigError("--restart: " + elasticity_without_restart_files(cfg) +
+                      "; run the case again without --restart");
+  if (!dynamic)
+    for (const char* key : {"restart.every", "restart.at_step", "restart.keep"})
+      if (cfg.is_given(key))
+        throw ConfigError(std::string(key) + " applies to a dynamic run's restart files, but "
+                                             "dynamics.enabled = false: remove it");
   const double c_ref = cfg.get_real("check.compliance");
   const long iterations_ref = cfg.get_int("check.iterations");
   if (topology && dynamic)
@@ -356,11 +374,9 @@ RunResult run_elasticity(const RunContext& ctx) {
                (dim == 2 ? (spec.plane_stress ? ", plane stress" : ", plane strain") : "") +
                (spec.solver == elasticity::LinearSolver::Direct ? ", MUMPS LU" : ", CG + GAMG"));
 
+  if (cfg.get_bool("dynamics.enabled"))
+    return run_elastodynamics(ctx, solver, probe);
   ctx.accept();
-  if (cfg.get_bool("dynamics.enabled")) {
-    ElasticityFieldWriter fields(ctx, "the simulated time [s]");
-    return run_elastodynamics(ctx, solver, fields, probe);
-  }
   ElasticityFieldWriter fields(ctx, "the design iteration");
   RunResult result;
   auto& f = result.figures;
@@ -396,9 +412,10 @@ Model elasticity_model() {
   return {"elasticity",
           "linear elasticity, Q1 finite elements, CG + GAMG; static solve or SIMP topology "
           "optimisation (OC, density filter)",
-          &declare_elasticity_keys, &run_elasticity, [](int dim) {
-            return dim == 2 ? 4000.0 : 30000.0;
-          }};
+          &declare_elasticity_keys,
+          &run_elasticity,
+          [](int dim) { return dim == 2 ? 4000.0 : 30000.0; },
+          &elasticity_without_restart_files};
 }
 
 } // namespace jobs

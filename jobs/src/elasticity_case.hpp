@@ -61,12 +61,14 @@ class ElasticityFieldWriter {
 /// dynamic --check references (check.frequency, check.energy_balance_max). Not collective.
 void declare_elastodynamics_keys(ConfigSchema& schema);
 
-/// Newmark from rest to time.t_end with steps of time.dt: progress lines, diagnostics.csv (step,
-/// time, energies, work balance, probe), field snapshots every fields.every steps, and the
-/// --check of the measured frequency, the work balance and the final probe displacement.
-/// Collective.
+/// Newmark from rest (or from context.restart_file) to time.t_end with steps of time.dt:
+/// progress lines, diagnostics.csv (step, time, energies, work balance, probe), field snapshots
+/// every fields.every steps, restart files (restart.*, SIGUSR1, SIGTERM, --walltime: exit 75
+/// with the command that continues the run), and the --check of the measured frequency, the
+/// work balance and the final probe displacement. Accepts the run (context.accept()) once the
+/// restart file is read. Collective.
 RunResult run_elastodynamics(const RunContext& context, elasticity::LinearElasticity& solver,
-                             ElasticityFieldWriter& fields, const ElasticityProbe& probe);
+                             const ElasticityProbe& probe);
 
 } // namespace jobs
 } // namespace undertow

@@ -3,6 +3,7 @@
 /// the --check of the measured frequency, the work balance and the final probe displacement.
 
 #include "elasticity_case.hpp"
+#include "restart.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 
 namespace undertow {
 namespace jobs {
@@ -72,6 +74,7 @@ void declare_elastodynamics_keys(ConfigSchema& s) {
         "run in time by Newmark from rest to time.t_end with steps of time.dt, instead of a "
         "static solve");
   elasticity::NewmarkSettings::declare_keys(s);
+  declare_restart_keys(s);
   s.add("fields.every", ValueType::Integer, "0",
         "dynamic run: write a snapshot of the fields (the XDMF time series fields.xmf) every "
         "this many steps; the start and the end are always written")
@@ -160,8 +163,14 @@ struct EnergyRecord {
   EnergyRecord(const RunContext& ctx, const ElasticityProbe& probe)
       : probe(probe), dim(ctx.domain.dim()),
         measure_after(ctx.config.get_real("check.frequency_after")),
-        t_end(ctx.config.get_real("time.t_end")),
-        csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv", columns(probe, dim)) {}
+        t_end(ctx.config.get_real("time.t_end")) {}
+
+  /// Opens diagnostics.csv, once the run is accepted; `first_step` > 0: a run continued from a
+  /// restart file at that step, whose diagnostics.csv keeps the rows up to it. Collective.
+  void open_csv(const RunContext& ctx, long first_step) {
+    csv = std::make_unique<io::CsvSeries>(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
+                                          columns(probe, dim), first_step > 0 ? first_step : -1);
+  }
 
   /// After step `sim.step()`. Throws CollectiveError for a non-finite energy. Not collective.
   void record(const Simulation& sim, const NewmarkStepper& stepper, double load_factor) {
@@ -181,7 +190,7 @@ struct EnergyRecord {
         b.strain,           work,       dissipated, b.residual,  double(stepper.info.iterations)};
     for (int c = 0; c < dim && probe.given; ++c)
       row.push_back(stepper.u_probe[static_cast<std::size_t>(c)]);
-    csv.append(row);
+    csv->append(row);
     if (probe.given && sim.time() >= measure_after - 1e-12 * t_end) {
       history_time.push_back(sim.time());
       for (int c = 0; c < dim; ++c)
@@ -196,7 +205,7 @@ struct EnergyRecord {
   const ElasticityProbe& probe;
   int dim;
   double measure_after, t_end;
-  io::CsvSeries csv;
+  std::unique_ptr<io::CsvSeries> csv;
   std::array<std::vector<double>, 3> history; ///< probe displacement from measure_after on
   std::vector<double> history_time;
   double work = 0, dissipated = 0, worst_residual = 0, largest_energy = 0;
@@ -281,10 +290,59 @@ std::string describe_newmark(const Config& cfg, const elasticity::NewmarkSetting
          format(" steps of dt = %.4e s to t = %g s", dt, cfg.get_real("time.t_end"));
 }
 
+/// What a restart file holds of a dynamic run: the Newmark state (u, v, a), its clock, the
+/// running totals of the work balance, and the probe's history for the frequency measurement.
+RestartState restart_state(Newmark& run, EnergyRecord& e) {
+  RestartState s;
+  s.model = "elasticity";
+  s.units = "SI: lengths and u m, v m/s, a m/s^2, time s, energies J (per unit thickness in 2D)";
+  elasticity::NodeVector* parts[3] = {&run.displacement(), &run.velocity(), &run.acceleration()};
+  const char* names[3] = {"displacement_", "velocity_", "acceleration_"};
+  for (int p = 0; p < 3; ++p)
+    for (int c = 0; c < e.dim; ++c)
+      s.fields.emplace_back(names[p] + std::string(1, "xyz"[c]), &(*parts[p])[c]);
+  s.numbers = {{"time", run.time()},
+               {"solver_steps", double(run.steps())},
+               {"work", e.work},
+               {"dissipated", e.dissipated},
+               {"largest_energy", e.largest_energy},
+               {"worst_residual", e.worst_residual},
+               {"solver_iterations", double(e.iterations)}};
+  if (e.probe.given) {
+    s.series.emplace_back("probe_time", &e.history_time);
+    for (int c = 0; c < e.dim; ++c)
+      s.series.emplace_back(std::string("probe_u") + "xyz"[c], &e.history[c]);
+  }
+  return s;
+}
+
+/// Continues from ctx.restart_file, if given: the state, its clock and the run's totals; returns
+/// its step (0: none, the run starts from rest). Throws ConfigError. Collective.
+long start_from_restart(const RunContext& ctx, Newmark& run, EnergyRecord& e, double dt,
+                        long n_steps) {
+  if (ctx.restart_file.empty())
+    return 0;
+  RestartState state = restart_state(run, e);
+  const long first_step = read_restart(ctx.restart_file, state, ctx.domain, ctx.config);
+  check_restart_step(ctx.restart_file, first_step, state.numbers[1].second, state.numbers[0].second,
+                     dt, n_steps);
+  for (const auto& named : state.fields)
+    run.solver().node_halo().fill(*named.second);
+  run.restore_clock(state.numbers[0].second, first_step);
+  e.work = state.numbers[2].second;
+  e.dissipated = state.numbers[3].second;
+  e.largest_energy = state.numbers[4].second;
+  e.worst_residual = state.numbers[5].second;
+  e.iterations = static_cast<long>(state.numbers[6].second);
+  ctx.log.info("restarted from " + ctx.restart_file +
+               format(" at step %.0f, t = %.9e", double(first_step), run.time()));
+  return first_step;
+}
+
 } // namespace
 
 RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
-                             ElasticityFieldWriter& fields, const ElasticityProbe& probe) {
+                             const ElasticityProbe& probe) {
   const Config& cfg = ctx.config;
   const int dim = ctx.domain.dim();
   long n_steps = 0;
@@ -296,24 +354,35 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
 
   RunResult result;
   Timers& timers = result.timers;
-  {
+  EnergyRecord energies(ctx, probe);
+  const long first_step = start_from_restart(ctx, run, energies, dt, n_steps);
+  if (first_step == 0) {
     auto scope = timers.scope("dynamics solve");
     run.start();
   }
+  ctx.accept();
+  energies.open_csv(ctx, first_step);
+  ElasticityFieldWriter fields(ctx, "the simulated time [s]");
   NewmarkStepper stepper(run, timers, probe);
-  EnergyRecord energies(ctx, probe);
   const long progress_every = cfg.get_int("output.progress_every");
   Progress progress(ctx.log, t_end, progress_every);
   {
     auto scope = timers.scope("output");
-    fields.write(0, 0.0, solver, run.displacement(), &run.velocity());
+    fields.write(first_step, run.time(), solver, run.displacement(), &run.velocity());
   }
   Clock clock;
   clock.fixed_dt = dt;
-  clock.max_steps = n_steps;
-  Simulation sim(ctx.domain.comm(), stepper, clock);
+  clock.max_steps = n_steps - first_step;
+  Simulation sim(ctx.domain.comm(), stepper, clock, first_step);
   sim.add_callback("energies", Cadence::steps(1), [&](Simulation& s) {
     energies.record(s, stepper, settings.load.at(run.time()));
+  });
+  // Restart files (restart.every, restart.at_step), and one on SIGUSR1, SIGTERM or a spent
+  // --walltime budget, after which the run stops (exit 75) with the command that continues it.
+  sim.watch_signals();
+  sim.add_callback("restart files", restart_cadence(cfg) | Cadence::signal(), [&](Simulation& s) {
+    write_restart_file(s, restart_state(run, energies), ctx.domain, cfg, ctx.output_dir,
+                       ctx.case_file, ctx.log);
   });
   sim.add_callback("fields", Cadence::steps(cfg.get_int("fields.every")) | Cadence::last_step(),
                    [&](Simulation& s) {
@@ -345,6 +414,7 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
   f["steps"] = n_steps;
   f["dt"] = dt;
   f["time"] = run.time();
+  f["state_checksum"] = state_checksum(ctx.domain.comm(), restart_state(run, energies));
   f["kinetic_energy"] = run.kinetic_energy();
   f["strain_energy"] = run.strain_energy();
   f["work"] = energies.work;

@@ -52,9 +52,10 @@ struct Model {
   /// A lower bound of the memory a run takes per cell [bytes] in `dim` dimensions (measured),
   /// to refuse grids that cannot fit before allocating them.
   double (*bytes_per_cell)(int dim) = nullptr;
-  /// Whether its runs write restart files (restart.*, on SIGUSR1/SIGTERM and --walltime) and
-  /// continue from them (--restart).
-  bool restart_files = false;
+  /// Why a run of this case writes no restart files (restart.*, on SIGUSR1/SIGTERM and
+  /// --walltime) to continue from (--restart), e.g. "a static elasticity solve writes no
+  /// restart files: ..."; empty if it writes them. Not collective.
+  std::string (*without_restart_files)(const Config& config) = nullptr;
 };
 
 /// All registered models.

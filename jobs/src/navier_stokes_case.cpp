@@ -406,7 +406,7 @@ Model navier_stokes_model() {
           &declare_keys,
           &run_navier_stokes,
           [](int) { return 250.0; },
-          true};
+          [](const Config&) { return std::string(); }};
 }
 
 } // namespace jobs

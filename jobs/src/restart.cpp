@@ -28,8 +28,8 @@ const char* kFormat = "undertow restart";
 const double kFormatVersion = 2;
 
 bool defines_the_case(const std::string& key) {
-  for (const char* prefix :
-       {"case.model", "domain.", "fluid.", "boundary.", "obstacle", "advdiff."})
+  for (const char* prefix : {"case.model", "domain.", "fluid.", "boundary.", "obstacle", "advdiff.",
+                             "material.", "support", "load", "dynamics."})
     if (key.rfind(prefix, 0) == 0)
       return true;
   return false;
@@ -110,6 +110,27 @@ std::string state_checksum(const Communicator& comm, const RestartState& state) 
   return sums;
 }
 
+void check_restart_step(const std::string& path, long step, double solver_steps, double time,
+                        double dt, long n_steps) {
+  if (solver_steps != double(step))
+    throw ConfigError(
+        "restart file " + path + ": its solver step count " +
+        format("%.0f is not its step %.0f; use another restart file", solver_steps, double(step)));
+  if (std::abs(time - double(step) * dt) > 1e-9 * std::max(time, dt))
+    throw ConfigError(
+        "--restart " + path +
+        format(" is at step %.0f, t = %.9e, but this run's step is ", double(step), time) +
+        format("dt = %.9e (time.dt rounded to land on time.t_end), which puts ", dt) +
+        format("step %.0f at t = %.9e: continue with the time.dt and time.t_end ", double(step),
+               double(step) * dt) +
+        "that make the step it was written with");
+  if (step >= n_steps)
+    throw ConfigError("--restart " + path + format(" is at step %.0f", double(step)) +
+                      format(", not before the last step %.0f: there is nothing to run. Raise "
+                             "time.t_end to continue the run (at the same dt)",
+                             double(n_steps)));
+}
+
 void declare_restart_keys(ConfigSchema& s) {
   s.add("restart.every", ValueType::Integer, "0",
         "write a restart file to <output>/restart/ every this many steps; 0: off")
@@ -151,6 +172,8 @@ std::string write_restart(const std::string& dir, const RestartState& state, con
   io::FieldFile file(domain, path, io::FieldFile::Mode::Create);
   for (const auto& named : state.fields)
     file.write(named.first, *named.second);
+  for (const auto& named : state.series)
+    file.write_series(named.first, *named.second);
   file.set_attribute("format", kFormat);
   file.set_attribute("format_version", kFormatVersion);
   file.set_attribute("undertow_version", UNDERTOW_VERSION_STRING);
@@ -261,6 +284,8 @@ long read_restart(const std::string& path, RestartState& state, const Domain& do
           format("time %g, dt %g); use another restart file", state.numbers[0].second, dt));
     for (const auto& named : state.fields)
       file.read(named.first, *named.second);
+    for (auto& named : state.series)
+      *named.second = file.read_series(named.first);
     return static_cast<long>(step);
   } catch (const CollectiveError& e) {
     throw ConfigError("restart file " + path + ": " + e.what());

@@ -19,14 +19,17 @@ namespace undertow {
 /// between a run and its restart.
 std::string case_signature(const Config& config);
 
-/// What a restart file holds of a model: its state fields and the numbers of its position beyond
-/// the step and dt (its time first, then e.g. the solver's step count), which a restarted run
-/// sets back.
+/// What a restart file holds of a model: its state fields, the numbers of its position beyond
+/// the step and dt (its time first, then e.g. the solver's step count, a run's running totals),
+/// and records that are not grid fields (e.g. a probe's history), which a restarted run sets
+/// back.
 struct RestartState {
   std::string model; ///< case.model
   std::string units; ///< what the fields and numbers are measured in, for a reader of the file
   std::vector<std::pair<std::string, Field*>> fields;
   std::vector<std::pair<std::string, double>> numbers; ///< "time" [s] first
+  /// Records the same on every rank, stored whole (written by rank 0).
+  std::vector<std::pair<std::string, std::vector<double>*>> series;
 };
 
 /// Writes <dir>/restart_<step>.h5 of `state` (temporary name, then rename) and removes all but
@@ -41,6 +44,13 @@ std::string write_restart(const std::string& dir, const RestartState& state, con
 /// keys), another grid, a changed position or a checksum mismatch. Collective.
 long read_restart(const std::string& path, RestartState& state, const Domain& domain,
                   const Config& config);
+
+/// The checks of a run of `n_steps` fixed steps of `dt` [s] continued from restart file `path`,
+/// read at `step` and `time` [s] with the solver's own step count `solver_steps`: the counts
+/// agree, the time is `step` steps of this dt, and steps are left to run. Throws ConfigError
+/// naming the file and what to do. Not collective.
+void check_restart_step(const std::string& path, long step, double solver_steps, double time,
+                        double dt, long n_steps);
 
 /// restart.every, restart.at_step and restart.keep, for every model that writes restart files.
 /// Not collective.

@@ -143,11 +143,12 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
   const std::string& case_name = loaded.name;
   const std::string& output_dir = loaded.output_dir;
 
-  if (walltime_budget() > 0 && !model.restart_files)
+  const std::string without_restart_files = model.without_restart_files(config);
+  if (walltime_budget() > 0 && !without_restart_files.empty())
     throw ConfigError("--walltime stops a run with its state saved in a restart file, and " +
-                      model.name +
-                      " runs write none yet: the run would be cut with nothing to continue "
-                      "from; run it without --walltime");
+                      without_restart_files +
+                      ": the run would be cut with nothing to continue from; run it without "
+                      "--walltime");
   const Domain domain(comm, DomainSpec::from_config(config));
   Log log(comm);
   PendingOutput output(comm, output_dir);

@@ -346,10 +346,11 @@ int command_submit(const Communicator& comm, const std::vector<std::string>& arg
       throw ConfigError("--sweep, point " + std::to_string(i) + ": " + e.what());
     }
   }
-  if (o.command == "run" && !loaded.model->restart_files)
-    throw ConfigError("undertow submit: a " + loaded.model->name +
-                      " run writes no restart file, so a job cannot continue it after its time "
-                      "limit; run it directly, or as a batch job of your own");
+  const std::string without_restart_files = loaded.model->without_restart_files(loaded.config);
+  if (o.command == "run" && !without_restart_files.empty())
+    throw ConfigError("undertow submit: " + without_restart_files +
+                      ", so a job cannot continue it after its time limit; run it directly, or "
+                      "as a batch job of your own");
   if (limit < 60)
     throw ConfigError("undertow submit: --walltime " + o.walltime +
                       " is under a minute: a batch job needs time to start and to save its state");

@@ -22,7 +22,13 @@ run)
             --set output.progress_every=250)
   grep -q '^model *= *advection_diffusion' "$case" &&
     settings=(--set "domain.cells=128 128" --set time.t_end=8 --set output.progress_every=500)
-  result() { grep -o '"state_checksum": "[^"]*"' "$1"; }
+  # Newmark: the state, and what the run accumulates (work balance, probe history: frequency).
+  grep -q '^model *= *elasticity' "$case" &&
+    settings=(--set time.t_end=1 --set fields.every=0 --set output.progress_every=500)
+  result() {
+    grep -o '"state_checksum": "[^"]*"' "$1"
+    grep -E '"(frequency|work|dissipated|energy_balance_max_relative|solver_iterations_per_step)"' "$1"
+  }
   parts=3 ;;
 gradient)
   # Checkpoints on disk and a resume record after every adjoint step: a part that starts does

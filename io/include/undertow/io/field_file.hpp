@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace undertow {
 namespace io {
@@ -52,6 +53,14 @@ class FieldFile {
 
   /// field_checksum over this file's communicator. Collective.
   std::uint64_t checksum(const Field& f) const { return field_checksum(m_domain.comm(), f); }
+
+  /// Writes `values` (the same on every rank: a record that is not a grid field, e.g. a probe's
+  /// history) as the one-dimensional dataset `name`, with its checksum. Collective.
+  void write_series(const std::string& name, const std::vector<double>& values);
+  /// Reads the dataset `name` written by write_series, on every rank. Throws Error naming the
+  /// file and dataset if it is missing, not one-dimensional, unreadable or does not match its
+  /// checksum. Collective.
+  std::vector<double> read_series(const std::string& name) const;
 
   /// Scalar attributes of the file's root group (same value on every rank). Collective.
   void set_attribute(const std::string& name, double value);
