@@ -200,8 +200,12 @@ void Simulation::after_step(double dt) {
   ++m_step;
   m_dt = dt;
   m_last = time_reached() || steps_done();
-  if (m_last)
+  if (m_last) {
     m_stopped_by = time_reached() ? "end time" : "steps";
+  } else if (m_done && m_done()) {
+    m_last = true;
+    m_stopped_by = m_done_reason;
+  }
   const bool poll = m_watch_signals || m_clock.walltime > 0;
   const int code = poll ? poll_signal() : 0;
   m_signal = code == 3 || code == 2 ? SIGTERM : code == 1 ? SIGUSR1 : 0;

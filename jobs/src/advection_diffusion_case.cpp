@@ -158,7 +158,9 @@ Model advection_diffusion_model() {
           &declare_advection_diffusion_keys,
           &run_advection_diffusion,
           [](int) { return 50.0; },
-          [](const Config&) { return std::string(); }};
+          [](const Config&) {
+            return std::string();
+          }};
 }
 
 } // namespace jobs

@@ -1,7 +1,7 @@
 /// The elasticity model for `undertow run`: one static solve, minimum-compliance topology
-/// optimisation (topology.enabled) or a Newmark run (dynamics.enabled,
-/// elastodynamics_case.cpp); fields to HDF5/XDMF, the convergence table to CSV, density
-/// snapshots as XDMF series and PNG, figures for --report, and the case's reference check.
+/// optimisation (topology.enabled, topology_case.cpp) or a Newmark run (dynamics.enabled,
+/// elastodynamics_case.cpp); fields to HDF5/XDMF, the solve to diagnostics.csv, figures for
+/// --report, and the case's reference check.
 
 #include "elasticity_case.hpp"
 
@@ -10,13 +10,12 @@
 #include "undertow/core/version.hpp"
 #include "undertow/io/csv.hpp"
 #include "undertow/io/files.hpp"
-#include "undertow/io/png.hpp"
 #include "undertow/io/snapshot_series.hpp"
-#include "undertow/optimisation/topology_optimisation.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 namespace undertow {
 namespace jobs {
@@ -101,31 +100,6 @@ bool ElasticityFieldWriter::write(long step, double time, const LinearElasticity
   return true;
 }
 
-namespace {
-
-/// The physical densities as a greyscale image (solid black, void white), top row = largest y;
-/// the mid-plane z slice in 3D. Collective (gathers to rank 0, which writes).
-void write_density_png(const Communicator& comm, const Field& density, const std::string& path) {
-  const std::vector<double> all = gather_to_root(comm, density);
-  run_on_root(comm, [&] {
-    const IndexSpace& g = density.layout().global;
-    const long nx = g.end[0] - g.begin[0], ny = g.end[1] - g.begin[1], nz = g.end[2] - g.begin[2];
-    const long zoom = std::max(1L, 600 / nx); // square pixels per element: images >= ~600 wide
-    const long width = nx * zoom, height = ny * zoom;
-    std::vector<unsigned char> pixels(static_cast<std::size_t>(width * height));
-    for (long r = 0; r < height; ++r)
-      for (long c = 0; c < width; ++c) {
-        const long i = c / zoom, j = ny - 1 - r / zoom;
-        const double rho = all[static_cast<std::size_t>((i * ny + j) * nz + nz / 2)];
-        const double grey = 255.0 * (1.0 - std::min(1.0, std::max(0.0, rho)));
-        pixels[static_cast<std::size_t>(r * width + c)] = static_cast<unsigned char>(grey + 0.5);
-      }
-    io::write_png_grey(path, width, height, pixels);
-  });
-}
-
-} // namespace
-
 ElasticityProbe ElasticityProbe::from_config(const Config& cfg, int dim) {
   ElasticityProbe p;
   p.given = cfg.is_given("check.probe");
@@ -169,13 +143,10 @@ namespace {
 /// Why this elasticity run writes no restart files (empty: a dynamic run writes them). Not
 /// collective.
 std::string elasticity_without_restart_files(const Config& cfg) {
-  if (cfg.get_bool("dynamics.enabled"))
+  if (cfg.get_bool("dynamics.enabled") || cfg.get_bool("topology.enabled"))
     return "";
-  return cfg.get_bool("topology.enabled")
-             ? "elasticity topology optimisation writes no restart files (only dynamic runs, "
-               "dynamics.enabled = true, do)"
-             : "a static elasticity solve writes no restart files: it has no time steps to stop "
-               "between (only dynamic runs, dynamics.enabled = true, do)";
+  return "a static elasticity solve writes no restart files: it has one solve, no steps to stop "
+         "between (dynamic runs and topology optimisation write them)";
 }
 
 /// The case's keys that a static or topology run refuses, and the references --check needs.
@@ -184,14 +155,15 @@ void validate_elasticity_case(const RunContext& ctx, const ElasticityProbe& prob
   const Config& cfg = ctx.config;
   const bool topology = cfg.get_bool("topology.enabled");
   const bool dynamic = cfg.get_bool("dynamics.enabled");
-  if (!ctx.restart_file.empty() && !dynamic)
+  if (!ctx.restart_file.empty() && !dynamic && !topology)
     throw ConfigError("--restart: " + elasticity_without_restart_files(cfg) +
                       "; run the case again without --restart");
-  if (!dynamic)
+  if (!dynamic && !topology)
     for (const char* key : {"restart.every", "restart.at_step", "restart.keep"})
       if (cfg.is_given(key))
-        throw ConfigError(std::string(key) + " applies to a dynamic run's restart files, but "
-                                             "dynamics.enabled = false: remove it");
+        throw ConfigError(std::string(key) +
+                          " applies to the restart files of a dynamic run or a topology "
+                          "optimisation, and this is a static solve: remove it");
   const double c_ref = cfg.get_real("check.compliance");
   const long iterations_ref = cfg.get_int("check.iterations");
   if (topology && dynamic)
@@ -232,100 +204,6 @@ double static_solve(const RunContext& ctx, LinearElasticity& solver, RunResult& 
                     {"iteration", "compliance", "solver_iterations"});
   csv.append({0.0, compliance, double(info.iterations)});
   return compliance;
-}
-
-/// The table's line of one topology iteration, with the ETA of the remaining budget. Not
-/// collective.
-void print_topology_iteration(const Log& log, const optimisation::TopologyIteration& it,
-                              double elapsed, bool last, long max_iterations) {
-  const double per = elapsed / double(it.iteration);
-  char line[160];
-  std::snprintf(line, sizeof line, "%10ld   %14.8e   %6.4f   %6.4f   %10ld   %11.3f", it.iteration,
-                it.compliance, it.volume, it.change, it.solver_iterations, per);
-  log.info(std::string(line) +
-           (last ? std::string()
-                 : "   ETA " + format_duration(per * double(max_iterations - it.iteration)) +
-                       " at most"));
-}
-
-/// Minimum-compliance topology optimisation: the iterations with their table, diagnostics.csv,
-/// density snapshots and PNGs, then one more solve at the final densities. Returns the design
-/// iterations and sets `compliance` (the 88-line code's: at the densities each iteration started
-/// from). Collective.
-long topology_run(const RunContext& ctx, LinearElasticity& solver, ElasticityFieldWriter& fields,
-                  RunResult& result, double& compliance) {
-  const Config& cfg = ctx.config;
-  auto& f = result.figures;
-  Timers& timers = result.timers;
-  long design_iterations = 0;
-  const auto settings = optimisation::TopologySettings::from_config(cfg);
-  optimisation::TopologyOptimisation opt(solver, settings);
-  io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", fields.attributes());
-  const bool png = cfg.get_bool("output.png");
-  const long every = cfg.get_int("output.snapshot_every");
-  const long progress_every = std::max(1L, cfg.get_int("output.progress_every"));
-  run_on_root(ctx.domain.comm(), [&] { io::make_directories(ctx.output_dir + "/png"); });
-  io::CsvSeries csv(ctx.domain.comm(), ctx.output_dir + "/diagnostics.csv",
-                    {"iteration", "compliance", "volume", "change", "solver_iterations",
-                     "seconds_solve", "seconds_sensitivity", "seconds_update"});
-  auto snapshot = [&](long iteration) {
-    if (!densities.begin(iteration, double(iteration)))
-      return;
-    densities.cell("density", opt.physical());
-    densities.cell("design", opt.design());
-    densities.commit();
-    if (png) {
-      char name[64];
-      std::snprintf(name, sizeof name, "/png/density_%05ld.png", iteration);
-      write_density_png(ctx.domain.comm(), opt.physical(), ctx.output_dir + name);
-    }
-  };
-  snapshot(0);
-  ctx.log.info(format("topology optimisation: volume fraction %g, filter radius %g m, move %g",
-                      settings.volume_fraction, settings.filter_radius, settings.move) +
-               format(", stop at change <= %g or %.0f iterations", settings.change_tolerance,
-                      double(settings.max_iterations)));
-  ctx.log.info(" iteration   compliance [J]   volume   change   solver its   s/iteration");
-  const auto start = std::chrono::steady_clock::now();
-  optimisation::TopologyIteration it;
-  while (!opt.converged() && it.iteration < settings.max_iterations) {
-    it = opt.step();
-    if (!std::isfinite(it.compliance))
-      throw CollectiveError(format("topology iteration %.0f: the compliance is not finite; "
-                                   "check the supports and material.youngs_modulus_min",
-                                   double(it.iteration)));
-    csv.append({double(it.iteration), it.compliance, it.volume, it.change,
-                double(it.solver_iterations), it.seconds_solve, it.seconds_sensitivity,
-                it.seconds_update});
-    timers.add("topology solve", it.seconds_solve);
-    timers.add("topology sensitivity", it.seconds_sensitivity);
-    timers.add("topology update", it.seconds_update);
-    const bool last = opt.converged() || it.iteration == settings.max_iterations;
-    if (it.iteration % progress_every == 0 || last || it.iteration == 1)
-      print_topology_iteration(ctx.log, it, seconds_since(start), last, settings.max_iterations);
-    if ((every > 0 && it.iteration % every == 0) || last)
-      snapshot(it.iteration);
-  }
-  design_iterations = it.iteration;
-  compliance = it.compliance;
-  if (!opt.converged())
-    ctx.log.info(format("warning: not converged after %.0f iterations (last change %.4f): "
-                        "raise topology.max_iterations",
-                        double(it.iteration), it.change));
-  else
-    ctx.log.info(format("converged after %.0f iterations: compliance %.10e J, volume %.6f",
-                        double(it.iteration), it.compliance, it.volume));
-  ctx.log.info("densities: " + densities.xdmf_path() + (png ? ", " + ctx.output_dir + "/png" : ""));
-  f["iterations"] = double(design_iterations);
-  f["converged"] = opt.converged();
-  f["volume"] = it.volume;
-  f["change"] = it.change;
-  // The compliance above is the 88-line code's: at the densities each iteration started
-  // from. The fields below are those of the final densities: solve once more for them.
-  solver.solve();
-  f["compliance_final_design"] = solver.compliance();
-  ctx.log.info(format("compliance of the final design: %.10e J", solver.compliance()));
-  return design_iterations;
 }
 
 /// The --check of a static or topology run: compliance, iterations, the probe's displacement.
@@ -376,16 +254,19 @@ RunResult run_elasticity(const RunContext& ctx) {
 
   if (cfg.get_bool("dynamics.enabled"))
     return run_elastodynamics(ctx, solver, probe);
+  std::unique_ptr<TopologyRun> topology;
+  if (cfg.get_bool("topology.enabled"))
+    topology = std::make_unique<TopologyRun>(ctx, solver); // reads a restart file
   ctx.accept();
   ElasticityFieldWriter fields(ctx, "the design iteration");
   RunResult result;
   auto& f = result.figures;
   long design_iterations = 0;
   double compliance = 0;
-  if (!cfg.get_bool("topology.enabled"))
+  if (!topology)
     compliance = static_solve(ctx, solver, result);
   else
-    design_iterations = topology_run(ctx, solver, fields, result, compliance);
+    design_iterations = topology->run(fields, result, compliance);
   f["compliance"] = compliance;
   f["unknowns"] = double(solver.global_dofs());
   f["solver_iterations_total"] = double(solver.total_iterations());

@@ -5,8 +5,10 @@
 /// run itself.
 
 #include "models.hpp"
+#include "restart.hpp"
 
 #include "undertow/io/snapshot_series.hpp"
+#include "undertow/optimisation/topology_optimisation.hpp"
 #include "undertow/solvers/elasticity/elasticity.hpp"
 
 #include <array>
@@ -55,6 +57,33 @@ class ElasticityFieldWriter {
   io::SnapshotSeries m_series;
   std::array<Field, 6> m_strain, m_stress;
   Field m_vm;
+};
+
+/// Minimum-compliance topology optimisation (topology.enabled), from the uniform design or from
+/// context.restart_file: the iterations with their table, diagnostics.csv, density snapshots and
+/// PNGs, restart files (restart.* in iterations, SIGUSR1, SIGTERM, --walltime: exit 75 with the
+/// command that continues the run), then one more solve at the final densities.
+class TopologyRun {
+ public:
+  /// Sets the optimisation up, and loads context.restart_file if given (throws ConfigError for
+  /// one that does not fit, or whose design has converged). Writes nothing. Collective.
+  TopologyRun(const RunContext& context, elasticity::LinearElasticity& solver);
+  /// Runs the iterations; returns the design iterations and sets `compliance` (the 88-line
+  /// code's: at the densities the last iteration started from). Collective.
+  long run(ElasticityFieldWriter& fields, RunResult& result, double& compliance);
+
+ private:
+  /// The restart state over the scratch copies m_design and m_displacement.
+  RestartState restart_state();
+  /// restart_state() holding the current design and displacement. Collective.
+  RestartState current_state();
+
+  const RunContext& m_ctx;
+  elasticity::LinearElasticity& m_solver;
+  optimisation::TopologyOptimisation m_opt;
+  Field m_design;                        ///< scratch: the design as written or read
+  elasticity::NodeVector m_displacement; ///< scratch: the displacement as written or read
+  long m_first = 0;                      ///< the iteration the run starts from
 };
 
 /// The dynamic keys of the run: dynamics.enabled, the Newmark settings, fields.every and the

@@ -406,7 +406,9 @@ Model navier_stokes_model() {
           &declare_keys,
           &run_navier_stokes,
           [](int) { return 250.0; },
-          [](const Config&) { return std::string(); }};
+          [](const Config&) {
+            return std::string();
+          }};
 }
 
 } // namespace jobs

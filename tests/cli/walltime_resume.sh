@@ -25,9 +25,13 @@ run)
   # Newmark: the state, and what the run accumulates (work balance, probe history: frequency).
   grep -q '^model *= *elasticity' "$case" &&
     settings=(--set time.t_end=1 --set fields.every=0 --set output.progress_every=500)
+  # Topology optimisation: the design, its displacement, and the iteration it converged at.
+  grep -q '^\[topology\]' "$case" &&
+    settings=(--set output.png=false --set output.snapshot_every=0 --set output.progress_every=100)
   result() {
     grep -o '"state_checksum": "[^"]*"' "$1"
     grep -E '"(frequency|work|dissipated|energy_balance_max_relative|solver_iterations_per_step)"' "$1"
+    grep -E '"(compliance|compliance_final_design|iterations|volume|change|solver_iterations_total)"' "$1"
   }
   parts=3 ;;
 gradient)

@@ -237,6 +237,23 @@ TEST(Simulation, AStopArrivingWithTheLastStepEndsTheRunAsFinished) {
   EXPECT_EQ(slow.dts.size(), 1u);
   EXPECT_EQ(signal_calls, 0);
   EXPECT_EQ(spent.stopped_by(), "end time");
+
+  // The same for a run's own end condition (stop_when), e.g. a converged iteration.
+  CountingModel converging;
+  converging.signal_at = 4;
+  converging.signal = SIGTERM;
+  Simulation until(world(), converging, fixed(0.1, 1.0));
+  until.watch_signals();
+  until.stop_when("converged", [&] { return converging.dts.size() == 4; });
+  signal_calls = 0;
+  long last_seen = -1;
+  until.add_callback("checkpoint", Cadence::signal(), [&](Simulation&) { ++signal_calls; });
+  until.add_callback("table", Cadence::last_step(), [&](Simulation& s) { last_seen = s.step(); });
+  until.run();
+  EXPECT_EQ(converging.dts.size(), 4u);
+  EXPECT_EQ(signal_calls, 0);
+  EXPECT_EQ(last_seen, 4);
+  EXPECT_EQ(until.stopped_by(), "converged");
 }
 
 TEST(Simulation, AFailingStepGoesThroughItsHandler) {

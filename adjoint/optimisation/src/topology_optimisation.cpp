@@ -95,6 +95,13 @@ TopologyOptimisation::TopologyOptimisation(elasticity::LinearElasticity& solver,
   m_filter.apply(m_x, m_solver.density());
 }
 
+void TopologyOptimisation::restore(const Field& x, long iteration, double last_change) {
+  copy_owned(x, m_x);
+  m_iteration = iteration;
+  m_last_change = last_change;
+  m_filter.apply(m_x, m_solver.density());
+}
+
 TopologyIteration TopologyOptimisation::step() {
   const Communicator& comm = m_solver.domain().comm();
   const double cells = double(m_x.layout().global.size());

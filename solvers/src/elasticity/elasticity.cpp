@@ -82,6 +82,14 @@ SolveInfo LinearElasticity::solve() {
   return info;
 }
 
+void LinearElasticity::restore(const NodeVector& u, long total_iterations) {
+  for (int c = 0; c < dim(); ++c) {
+    copy_owned(u[c], m_u[c]);
+    m_node_halo->fill(m_u[c]);
+  }
+  m_total_iterations = total_iterations;
+}
+
 SolveInfo LinearElasticity::solve_adjoint(const NodeVector& g, NodeVector& lambda) {
   return solve_operator(g, lambda, "adjoint");
 }

@@ -124,6 +124,15 @@ class Simulation {
   /// called on every rank alike. Not collective.
   void request_stop(const std::string& reason);
 
+  /// Ends the run after the first step at which `done()` holds (e.g. a converged iteration),
+  /// with stopped_by() = `reason`. Unlike request_stop from a callback, it is known before the
+  /// signals are polled: a stop that arrives with that step finds the run finished. `done()`
+  /// must agree on every rank. Not collective.
+  void stop_when(const std::string& reason, std::function<bool()> done) {
+    m_done_reason = reason;
+    m_done = std::move(done);
+  }
+
   const Communicator& comm() const { return m_comm; }
   long step() const { return m_step; }             ///< steps taken, the first step's included
   long first_step() const { return m_first_step; } ///< the step the run started from
@@ -171,6 +180,8 @@ class Simulation {
   std::vector<Entry> m_callbacks;
   std::vector<std::pair<std::string, Callback>> m_finish;
   StepErrorHandler m_step_error;
+  std::function<bool()> m_done; ///< stop_when's condition
+  std::string m_done_reason;
   std::chrono::steady_clock::time_point m_started;
 };
 

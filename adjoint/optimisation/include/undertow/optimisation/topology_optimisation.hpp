@@ -52,6 +52,14 @@ class TopologyOptimisation {
   const Field& design() const { return m_x; }
   const Field& physical() const { return m_solver.density(); }
   const TopologySettings& settings() const { return m_settings; }
+  /// Iterations taken, and the largest design change of the last one (1 before the first).
+  long iteration() const { return m_iteration; }
+  double last_change() const { return m_last_change; }
+  /// Sets back a saved state: the design `x` (owned values) after `iteration` iterations, the
+  /// last of which changed it by `last_change`; the physical densities follow from x. The
+  /// solver's displacement (the next solve's initial guess) is restored with the solver.
+  /// Collective.
+  void restore(const Field& x, long iteration, double last_change);
 
  private:
   elasticity::LinearElasticity& m_solver;

@@ -157,6 +157,9 @@ class LinearElasticity {
   }
   /// Iterations of every solve so far (forward and adjoint).
   long total_iterations() const { return m_total_iterations; }
+  /// Sets back a saved state: the displacement `u` (owned values; ghosts filled here), which the
+  /// next iterative solve starts from, and the iteration count. Collective.
+  void restore(const NodeVector& u, long total_iterations);
 
  private:
   /// Stiffness-weighted K(rho) + mass-weighted M into the linear system's matrix.

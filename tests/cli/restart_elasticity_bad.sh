@@ -1,13 +1,14 @@
 #!/bin/bash
-# A dynamic elasticity run's restart file refused for what does not match, with exit 2 and a
-# message naming the file and the cause: a damaged probe history (its checksum), another material
-# (the case), another time step (the clock), and a restart at the end (nothing to run). A good
-# restart file is written first, at step 10 of the cantilever.
+# Elasticity restart files refused for what does not match, with exit 2 and a message naming
+# the file and the cause. A dynamic run's: a damaged probe history (its checksum), another
+# material (the case), another time step (the clock), and a restart at the end (nothing to run);
+# a good restart file is written first, at step 10 of the cantilever. A topology optimisation's:
+# a design that has converged (nothing to run).
 #
-# usage: restart_elastodynamics_bad.sh UNDERTOW H5EDIT CASE WORK RANKS MPIEXEC...
+# usage: restart_elasticity_bad.sh UNDERTOW H5EDIT DYNAMIC_CASE TOPOLOGY_CASE WORK RANKS MPIEXEC...
 set -u
-undertow=$1 h5edit=$2 case=$3 work=$4 ranks=$5
-shift 5
+undertow=$1 h5edit=$2 case=$3 topology=$4 work=$5 ranks=$6
+shift 6
 mpi=("$@" "$ranks")
 rm -rf "$work" && mkdir -p "$work" || exit 1
 fail() { echo "FAILED: $*"; exit 1; }
@@ -43,3 +44,20 @@ refused end "is at step 10, not before the last step 10: there is nothing to run
   > "$work/continued.log" 2>&1 || fail "the good restart file: $(tail -3 "$work/continued.log")"
 grep -q "restarted from .* at step 10" "$work/continued.log" || fail "no restart message"
 echo "the good restart file continues"
+
+# A topology optimisation that converged (a loose tolerance: in some 20 iterations), continued
+# from its restart file at the converged iteration (restart.every = 1 keeps the newest).
+loose=(--set topology.change_tolerance=0.2 --set output.png=false)
+"${mpi[@]}" "$undertow" run "$topology" "${loose[@]}" --set restart.every=1 --set restart.keep=1 \
+  --output "$work/converged" > "$work/converged.log" 2>&1 || fail "the topology run: $(tail -3 "$work/converged.log")"
+n=$(sed -n 's/.*converged after \([0-9]*\) iterations.*/\1/p' "$work/converged.log")
+[ -n "$n" ] || fail "the topology run did not converge"
+last=$(printf '%s/converged/restart/restart_%09d.h5' "$work" "$n")
+[ -f "$last" ] || fail "no restart file $last"
+"${mpi[@]}" "$undertow" run "$topology" "${loose[@]}" --output "$work/converged_again" \
+  --restart "$last" > "$work/converged_again.log" 2>&1
+code=$?
+[ "$code" = 2 ] || fail "converged: exit $code, expected 2"
+grep -q "its design converged at iteration $n (change 0\.[0-9]*, topology.change_tolerance 0.2): there is nothing to run" \
+  "$work/converged_again.log" || fail "converged: $(grep error "$work/converged_again.log")"
+echo "converged at $n: refused as expected"
