@@ -227,9 +227,11 @@ void FieldFile::write_series(const std::string& name, const std::vector<double>&
     H5Sselect_none(memory);
     H5Sselect_none(file_space);
   }
-  const herr_t status = set < 0 ? -1
-                                : H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, file_space,
-                                           m_h->transfer, count > 0 ? values.data() : nullptr);
+  // An empty series is a dataset of size 0, with nothing to write.
+  const herr_t status = set < 0     ? -1
+                        : size == 0 ? 0
+                                    : H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, file_space,
+                                               m_h->transfer, count > 0 ? values.data() : nullptr);
   H5Sclose(memory);
   H5Sclose(file_space);
   if (set >= 0) {

@@ -5,15 +5,67 @@
 #include "undertow/io/xdmf.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <map>
 
 namespace undertow {
 namespace io {
 
+namespace {
+
+/// The step of "<stem>_<step>.h5", or -1 for any other name.
+long snapshot_step(const std::string& name, const std::string& stem) {
+  const std::string prefix = stem + "_", suffix = ".h5";
+  if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return -1;
+  const std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::stol(digits);
+}
+
+} // namespace
+
 SnapshotSeries::SnapshotSeries(const Domain& domain, const std::string& dir,
                                const std::string& stem,
-                               std::map<std::string, std::string> attributes)
+                               std::map<std::string, std::string> attributes, long continued_from)
     : m_domain(domain), m_dir(dir), m_stem(stem), m_attributes(std::move(attributes)) {
-  run_on_root(domain.comm(), [&] { make_directories(dir + "/" + stem); });
+  // The earlier parts' snapshots up to the restart step, in step order ("name\n" each).
+  std::string earlier;
+  run_on_root(domain.comm(), [&] {
+    make_directories(dir + "/" + stem);
+    if (continued_from < 0)
+      return;
+    std::map<long, std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(dir + "/" + stem)) {
+      const std::string name = entry.path().filename().string();
+      const long step = snapshot_step(name, stem);
+      if (step >= 0 && step <= continued_from)
+        found[step] = name;
+    }
+    for (const auto& kv : found)
+      earlier += kv.second + "\n";
+  });
+  earlier = domain.comm().broadcast(earlier);
+  std::size_t begin = 0;
+  for (std::size_t end; (end = earlier.find('\n', begin)) != std::string::npos; begin = end + 1) {
+    const std::string name = stem + "/" + earlier.substr(begin, end - begin);
+    double time = 0;
+    try {
+      FieldFile file(domain, dir + "/" + name, FieldFile::Mode::Read);
+      time = file.real_attribute("time");
+    } catch (const CollectiveError& e) {
+      throw CollectiveError("continuing the series " + xdmf_path() + ": the earlier snapshot " +
+                            dir + "/" + name + " cannot be read (" + e.what() +
+                            "); move it away to go on without it");
+    }
+    m_snapshots.push_back({time, name});
+    m_last_step = snapshot_step(earlier.substr(begin, end - begin), stem);
+  }
+  if (m_last_step != continued_from)
+    m_last_step = -1; // no snapshot of the restart step: the run writes one
 }
 
 bool SnapshotSeries::begin(long step, double time) {

@@ -60,7 +60,8 @@ void declare_elasticity_keys(ConfigSchema& s) {
 
 } // namespace
 
-ElasticityFieldWriter::ElasticityFieldWriter(const RunContext& ctx, const std::string& time_meaning)
+ElasticityFieldWriter::ElasticityFieldWriter(const RunContext& ctx, const std::string& time_meaning,
+                                             long continued_from)
     : m_attributes{{"undertow_version", UNDERTOW_VERSION_STRING},
                    {"config_hash", ctx.config.hash()},
                    {"units", "lengths and displacements m, velocity m/s, stress Pa (per unit "
@@ -69,7 +70,7 @@ ElasticityFieldWriter::ElasticityFieldWriter(const RunContext& ctx, const std::s
                                  time_meaning},
                    {"layout", "global arrays, slowest axis first (z, y, x); displacement and "
                               "velocity on the vertices, the rest on the elements"}},
-      m_series(ctx.domain, ctx.output_dir, "fields", m_attributes),
+      m_series(ctx.domain, ctx.output_dir, "fields", m_attributes, continued_from),
       m_vm(ctx.domain, Location::Cell, 0, "von_mises") {
   for (int q = 0; q < 6; ++q) {
     m_strain[q] = Field(ctx.domain, Location::Cell, 0, "strain");

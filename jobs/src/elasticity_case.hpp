@@ -41,8 +41,10 @@ struct ElasticityProbe {
 /// elements.
 class ElasticityFieldWriter {
  public:
-  /// Creates <output_dir>/fields. Collective.
-  ElasticityFieldWriter(const RunContext& context, const std::string& time_meaning);
+  /// Creates <output_dir>/fields. `continued_from` >= 0: a run continued from a restart file at
+  /// that step keeps the earlier snapshots up to it in the series. Collective.
+  ElasticityFieldWriter(const RunContext& context, const std::string& time_meaning,
+                        long continued_from = -1);
   /// Writes the state u (v: optional) as snapshot `step` at `time`; von Mises is left in
   /// von_mises(). Returns false if that step was already written. Collective.
   bool write(long step, double time, const elasticity::LinearElasticity& solver,

@@ -10,7 +10,7 @@ const char* kAxes = "xyz";
 } // namespace
 
 FieldOutput::FieldOutput(const Domain& domain, const std::string& dir,
-                         const std::string& config_hash)
+                         const std::string& config_hash, long continued_from)
     : m_domain(domain),
       m_series(domain, dir, "fields",
                {{"undertow_version", UNDERTOW_VERSION_STRING},
@@ -18,7 +18,8 @@ FieldOutput::FieldOutput(const Domain& domain, const std::string& dir,
                 {"units", "lengths m, time s, velocity m/s, vorticity 1/s, pressure p/rho "
                           "m^2/s^2 (kinematic), mask 1 inside obstacles"},
                 {"layout", "global arrays, slowest axis first (z, y, x); cell datasets on "
-                           "cells, u/v/w_faces on the MAC faces normal to x/y/z"}}),
+                           "cells, u/v/w_faces on the MAC faces normal to x/y/z"}},
+               continued_from),
       m_cell(domain, Location::Cell, 1, "output::cell") {} // the pressure's layout, for copy()
 
 std::vector<std::string> FieldOutput::cell_datasets(int dim) {

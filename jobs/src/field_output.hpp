@@ -12,8 +12,11 @@ namespace undertow {
 
 class FieldOutput {
  public:
-  /// Creates <dir>/fields. `config_hash` goes into every file. Collective.
-  FieldOutput(const Domain& domain, const std::string& dir, const std::string& config_hash);
+  /// Creates <dir>/fields. `config_hash` goes into every file. `continued_from` >= 0: a run
+  /// continued from a restart file at that step keeps the earlier snapshots up to it in the
+  /// series (io::SnapshotSeries). Collective.
+  FieldOutput(const Domain& domain, const std::string& dir, const std::string& config_hash,
+              long continued_from = -1);
 
   /// Writes the snapshot of `ns` at its current step and time, unless that step was the last one
   /// written. Collective.

@@ -200,8 +200,12 @@ void FlowOutputs::attach(Simulation& sim) {
   const long fields_every = m_cfg.get_int("fields.every");
   const double fields_interval = m_cfg.get_real("fields.interval");
   if (fields_every > 0 || fields_interval > 0) {
-    m_fields = std::make_unique<FieldOutput>(ns.domain(), m_output_dir, m_cfg.hash());
-    m_fields->write(ns, sim.first_step());
+    m_fields = std::make_unique<FieldOutput>(ns.domain(), m_output_dir, m_cfg.hash(),
+                                             sim.first_step() > 0 ? sim.first_step() : -1);
+    // The start (a continued run's series goes on with the snapshots an uninterrupted run
+    // writes: the restart step's is not one of them).
+    if (sim.first_step() == 0)
+      m_fields->write(ns, 0);
     sim.add_callback("fields",
                      Cadence::steps(fields_every) | Cadence::interval(fields_interval) |
                          Cadence::last_step(),

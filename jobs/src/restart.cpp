@@ -133,10 +133,11 @@ void check_restart_step(const std::string& path, long step, double solver_steps,
 
 void declare_restart_keys(ConfigSchema& s) {
   s.add("restart.every", ValueType::Integer, "0",
-        "write a restart file to <output>/restart/ every this many steps; 0: off")
+        "write a restart file to <output>/restart/ every this many steps (design iterations in "
+        "a topology optimisation); 0: off")
       .at_least(0);
   s.add("restart.at_step", ValueType::Integer, "0",
-        "also write a restart file after this step; 0: none")
+        "also write a restart file after this step (design iteration); 0: none")
       .at_least(0);
   s.add("restart.keep", ValueType::Integer, "2", "how many of the newest restart files to keep")
       .at_least(1);

@@ -133,7 +133,8 @@ long TopologyRun::run(ElasticityFieldWriter& fields, RunResult& result, double& 
   const optimisation::TopologySettings& settings = m_opt.settings();
   auto& f = result.figures;
   Timers& timers = result.timers;
-  io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", fields.attributes());
+  io::SnapshotSeries densities(ctx.domain, ctx.output_dir, "density", fields.attributes(),
+                               m_first > 0 ? m_first : -1);
   const bool png = cfg.get_bool("output.png");
   const long every = cfg.get_int("output.snapshot_every");
   const long progress_every = std::max(1L, cfg.get_int("output.progress_every"));
@@ -154,7 +155,8 @@ long TopologyRun::run(ElasticityFieldWriter& fields, RunResult& result, double& 
       write_density_png(ctx.domain.comm(), m_opt.physical(), ctx.output_dir + name);
     }
   };
-  snapshot(m_first);
+  if (m_first == 0) // a continued run's series goes on as the uninterrupted run's
+    snapshot(0);
   ctx.log.info(format("topology optimisation: volume fraction %g, filter radius %g m, move %g",
                       settings.volume_fraction, settings.filter_radius, settings.move) +
                format(", stop at change <= %g or %.0f iterations", settings.change_tolerance,
@@ -180,16 +182,17 @@ long TopologyRun::run(ElasticityFieldWriter& fields, RunResult& result, double& 
       print_topology_iteration(ctx.log, it,
                                seconds_since(start) / double(s.step() - s.first_step()),
                                s.last_step(), settings.max_iterations);
-    if ((every > 0 && it.iteration % every == 0) || s.last_step())
-      snapshot(it.iteration);
   });
   // Restart files (restart.every, restart.at_step: in iterations), and one on SIGUSR1, SIGTERM
   // or a spent --walltime budget, after which the run stops (exit 75) with the command that
-  // continues it.
+  // continues it: before the snapshots, so that a stopped part writes none the uninterrupted
+  // run would not.
   sim.watch_signals();
   sim.add_callback("restart files", restart_cadence(cfg) | Cadence::signal(), [&](Simulation& s) {
     write_restart_file(s, current_state(), ctx.domain, cfg, ctx.output_dir, ctx.case_file, ctx.log);
   });
+  sim.add_callback("snapshots", Cadence::steps(every) | Cadence::last_step(),
+                   [&](Simulation& s) { snapshot(s.step()); });
   sim.run();
 
   const TopologyIteration& it = stepper.last;

@@ -19,15 +19,15 @@ fail() { echo "FAILED: $*"; exit 1; }
 case "$command" in
 run)
   settings=(--set "domain.cells=110 21" --set time.dt=0.004 --set time.t_end=4
-            --set output.progress_every=250)
+            --set output.progress_every=250 --set fields.every=200)
   grep -q '^model *= *advection_diffusion' "$case" &&
     settings=(--set "domain.cells=128 128" --set time.t_end=8 --set output.progress_every=500)
   # Newmark: the state, and what the run accumulates (work balance, probe history: frequency).
   grep -q '^model *= *elasticity' "$case" &&
-    settings=(--set time.t_end=1 --set fields.every=0 --set output.progress_every=500)
+    settings=(--set time.t_end=1 --set fields.every=400 --set output.progress_every=500)
   # Topology optimisation: the design, its displacement, and the iteration it converged at.
   grep -q '^\[topology\]' "$case" &&
-    settings=(--set output.png=false --set output.snapshot_every=0 --set output.progress_every=100)
+    settings=(--set output.png=false --set output.snapshot_every=40 --set output.progress_every=100)
   result() {
     grep -o '"state_checksum": "[^"]*"' "$1"
     grep -E '"(frequency|work|dissipated|energy_balance_max_relative|solver_iterations_per_step)"' "$1"
@@ -99,3 +99,11 @@ outcome="$work/parted.json"
 diff <(result "$work/reference.json") <(result "$outcome") \
   || fail "the run in $part parts differs from the uninterrupted one"
 echo "the run in $part parts gives the uninterrupted result ($(result "$outcome" | wc -l) lines)"
+# Its snapshot series (fields.xmf, density.xmf) list every snapshot of every part, as the
+# uninterrupted run's do: the times and the files.
+if [ "$command" = run ] && ls "$work/reference"/*.xmf > /dev/null 2>&1; then
+  listing() { grep -ho 'Time Value="[^"]*"\|[a-z]*/[a-z]*_[0-9]*\.h5' "$1"/*.xmf | sort -u; }
+  diff <(listing "$work/reference") <(listing "$work/parted") \
+    || fail "the snapshot series of the run in parts differ from the uninterrupted one's"
+  echo "its snapshot series list the uninterrupted run's $(listing "$work/parted" | grep -c h5) files"
+fi

@@ -1,12 +1,13 @@
 // Fields in parallel HDF5 files: the file does not depend on the number of ranks that wrote it
 // (written on all ranks, read back on one, and the other way round), attributes survive, a file
 // is only visible once committed, and a wrong grid, a missing dataset or a missing file are clear
-// errors.
+// errors; replicated series; a snapshot series continued after a restart.
 
 #include "test_support.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/io/field_file.hpp"
+#include "undertow/io/snapshot_series.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -240,6 +241,145 @@ TEST(FieldFile, TheChecksumDoesNotDependOnTheRankCount) {
     io::FieldFile file(d, path + ".one", io::FieldFile::Mode::Create);
     EXPECT_EQ(file.checksum(f), all);
   }
+}
+
+} // namespace
+
+namespace {
+
+using namespace undertow;
+using undertow::testing::world;
+
+// A replicated series (e.g. a probe's history in a restart file): written by rank 0, read back
+// whole on every rank, bitwise; an empty one too; a changed value fails its checksum.
+TEST(FieldFile, ASeriesRoundTripsAndItsChecksumCatchesAChange) {
+  const auto& comm = world();
+  const Domain d(comm, spec(2, false));
+  const std::string path = shared_path(comm, "series");
+  const std::vector<double> values = {0.1, -2.5e-7, 3.0 / 7.0, 1e300};
+  {
+    io::FieldFile file(d, path, io::FieldFile::Mode::Create);
+    file.write_series("history", values);
+    file.write_series("empty", {});
+    file.commit();
+  }
+  {
+    io::FieldFile file(d, path, io::FieldFile::Mode::Read);
+    EXPECT_EQ(file.read_series("history"), values); // bitwise
+    EXPECT_TRUE(file.read_series("empty").empty());
+  }
+  if (comm.is_root()) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t set = H5Dopen2(file, "history", H5P_DEFAULT);
+    const hid_t space = H5Dget_space(set);
+    const hsize_t at[1] = {2}, one[1] = {1};
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, at, nullptr, one, nullptr);
+    const hid_t memory = H5Screate_simple(1, one, nullptr);
+    const double bad = 0.5;
+    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, &bad), 0);
+    H5Sclose(memory);
+    H5Sclose(space);
+    H5Dclose(set);
+    H5Fclose(file);
+  }
+  comm.barrier();
+  {
+    io::FieldFile file(d, path, io::FieldFile::Mode::Read);
+    try {
+      file.read_series("history");
+      FAIL() << "no error";
+    } catch (const CollectiveError& e) {
+      EXPECT_NE(std::string(e.what()).find("dataset 'history' in " + path +
+                                           " does not match its checksum"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  comm.barrier();
+  if (comm.is_root())
+    std::filesystem::remove(path);
+}
+
+/// The times and files the XDMF file of a series lists, in order.
+std::vector<std::string> listed(const std::string& xdmf) {
+  std::ifstream in(xdmf);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    auto at = line.find("Time Value=\"");
+    if (at != std::string::npos)
+      out.push_back("t=" + line.substr(at + 12, line.find('"', at + 12) - at - 12));
+    at = line.find("series/series_");
+    if (at != std::string::npos && line.find("/c</DataItem>") != std::string::npos)
+      out.push_back(line.substr(at, line.find(":/c") - at));
+  }
+  return out;
+}
+
+// A run continued from a restart file at step 10 into its earlier folder: the series keeps the
+// earlier part's snapshots up to step 10 (not the one of step 20, written after the restart file
+// and replaced by the continued run), lists them first, and adds the new ones; a snapshot of the
+// restart step is not written again. An earlier snapshot that cannot be read is named.
+TEST(SnapshotSeries, AContinuedSeriesKeepsTheEarlierSnapshotsUpToTheRestartStep) {
+  const auto& comm = world();
+  const Domain d(comm, spec(2, false));
+  const std::string dir = comm.broadcast((std::filesystem::temp_directory_path() /
+                                          ("undertow_series_np" + std::to_string(comm.size())))
+                                             .string());
+  if (comm.is_root())
+    std::filesystem::remove_all(dir);
+  comm.barrier();
+  Field c(d, Location::Cell, 0, "c");
+  fill_global_pattern(c, 1);
+  auto snapshot = [&](io::SnapshotSeries& s, long step) {
+    if (!s.begin(step, 0.5 * double(step)))
+      return false;
+    s.cell("c", c);
+    s.commit();
+    return true;
+  };
+  {
+    io::SnapshotSeries first(d, dir, "series", {{"units", "none"}});
+    for (long step : {0, 10, 20})
+      EXPECT_TRUE(snapshot(first, step));
+  }
+  io::SnapshotSeries continued(d, dir, "series", {{"units", "none"}}, 10);
+  EXPECT_EQ(continued.count(), 2);
+  EXPECT_FALSE(snapshot(continued, 10)); // already there
+  EXPECT_TRUE(snapshot(continued, 15));
+  EXPECT_TRUE(snapshot(continued, 20));
+  const std::vector<std::string> expected = {
+      "t=0",   "series/series_000000000.h5", "t=5",  "series/series_000000010.h5",
+      "t=7.5", "series/series_000000015.h5", "t=10", "series/series_000000020.h5"};
+  EXPECT_EQ(comm.broadcast(comm.is_root() ? [&] {
+              std::string all;
+              for (const auto& s : listed(continued.xdmf_path()))
+                all += s + " ";
+              return all;
+            }()
+                                          : std::string()),
+            [&] {
+              std::string all;
+              for (const auto& s : expected)
+                all += s + " ";
+              return all;
+            }());
+
+  if (comm.is_root()) { // an earlier snapshot damaged: not an HDF5 file any more
+    std::ofstream(dir + "/series/series_000000010.h5") << "not HDF5\n";
+  }
+  comm.barrier();
+  try {
+    io::SnapshotSeries broken(d, dir, "series", {{"units", "none"}}, 10);
+    FAIL() << "no error";
+  } catch (const CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("the earlier snapshot " + dir +
+                                         "/series/series_000000010.h5 cannot be read"),
+              std::string::npos)
+        << e.what();
+  }
+  comm.barrier();
+  if (comm.is_root())
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace

@@ -21,9 +21,12 @@ namespace io {
 class SnapshotSeries {
  public:
   /// Creates <dir>/<stem>. `attributes` (config hash, units, layout, ...) go into every file.
-  /// Collective.
+  /// `continued_from` >= 0: a run continued from a restart file at that step into the folder of
+  /// its earlier parts; their snapshots up to that step stay in the series (listed first in the
+  /// XDMF file, a snapshot of that step is not written again), later ones are replaced.
+  /// Throws Error naming an earlier snapshot that cannot be read. Collective.
   SnapshotSeries(const Domain& domain, const std::string& dir, const std::string& stem,
-                 std::map<std::string, std::string> attributes);
+                 std::map<std::string, std::string> attributes, long continued_from = -1);
 
   /// Starts the snapshot of `step` at `time` [s]. Returns false (and writes nothing) if that
   /// step is the last one written. Collective.
