@@ -14,6 +14,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <vector>
 
 namespace {
 
@@ -57,6 +58,23 @@ long long mismatches(const Communicator& comm, const Field& f, int salt) {
       for (long i = o.begin[0]; i < o.end[0]; ++i)
         bad += host(i, j, k) != value_at(i + off[0], j + off[1], k + off[2], salt);
   return comm.sum(bad);
+}
+
+/// Overwrites the value at index `at` of dataset `name` in the file at `path`, leaving its
+/// checksum attribute as it was (serial HDF5, one rank).
+void overwrite_value(const std::string& path, const char* name, const std::vector<hsize_t>& at,
+                     double value) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+  const hid_t space = H5Dget_space(set);
+  const std::vector<hsize_t> one(at.size(), 1);
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, at.data(), nullptr, one.data(), nullptr);
+  const hid_t memory = H5Screate_simple(static_cast<int>(at.size()), one.data(), nullptr);
+  EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, &value), 0);
+  H5Sclose(memory);
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(file);
 }
 
 std::string shared_path(const Communicator& comm, const std::string& name) {
@@ -193,20 +211,8 @@ TEST(FieldFile, ACorruptedValueIsDetectedByTheChecksum) {
     file.write("v", f);
     file.commit();
   }
-  if (comm.is_root()) { // change one value behind the file's back, as a bad disk or copy would
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t set = H5Dopen2(file, "v", H5P_DEFAULT);
-    const hid_t space = H5Dget_space(set);
-    const hsize_t at[3] = {2, 3, 4}, one[3] = {1, 1, 1};
-    H5Sselect_hyperslab(space, H5S_SELECT_SET, at, nullptr, one, nullptr);
-    const hid_t memory = H5Screate_simple(3, one, nullptr);
-    const double bad = 12345.0;
-    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, &bad), 0);
-    H5Sclose(memory);
-    H5Sclose(space);
-    H5Dclose(set);
-    H5Fclose(file);
-  }
+  if (comm.is_root()) // change one value behind the file's back, as a bad disk or copy would
+    overwrite_value(path, "v", {2, 3, 4}, 12345.0);
   comm.barrier();
   io::FieldFile file(d, path, io::FieldFile::Mode::Read);
   Field f(d, Location::FaceY, 1, "f");
@@ -268,20 +274,8 @@ TEST(FieldFile, ASeriesRoundTripsAndItsChecksumCatchesAChange) {
     EXPECT_EQ(file.read_series("history"), values); // bitwise
     EXPECT_TRUE(file.read_series("empty").empty());
   }
-  if (comm.is_root()) {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t set = H5Dopen2(file, "history", H5P_DEFAULT);
-    const hid_t space = H5Dget_space(set);
-    const hsize_t at[1] = {2}, one[1] = {1};
-    H5Sselect_hyperslab(space, H5S_SELECT_SET, at, nullptr, one, nullptr);
-    const hid_t memory = H5Screate_simple(1, one, nullptr);
-    const double bad = 0.5;
-    EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, memory, space, H5P_DEFAULT, &bad), 0);
-    H5Sclose(memory);
-    H5Sclose(space);
-    H5Dclose(set);
-    H5Fclose(file);
-  }
+  if (comm.is_root())
+    overwrite_value(path, "history", {2}, 0.5);
   comm.barrier();
   {
     io::FieldFile file(d, path, io::FieldFile::Mode::Read);
