@@ -100,6 +100,9 @@ TopologyRun::TopologyRun(const RunContext& ctx, elasticity::LinearElasticity& so
         format("topology.change_tolerance %g): there is nothing to run. Lower "
                "topology.change_tolerance to go on",
                m_opt.settings().change_tolerance));
+  // The uninterrupted run set its solver up at the starting densities (those now in the
+  // solver), and GAMG keeps that interpolation: so does the continued run.
+  m_solver.set_up_preconditioner_at_current_densities();
   m_opt.restore(m_design, m_first, change);
   m_solver.restore(m_displacement, static_cast<long>(state.numbers[3].second));
   ctx.log.info("restarted from " + ctx.restart_file +

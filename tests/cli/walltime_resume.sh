@@ -5,7 +5,7 @@
 # exits 75, each time with the same budget), it ends with bitwise the result of an
 # uninterrupted run on the same ranks.
 #
-# usage: walltime_resume.sh UNDERTOW COMMAND CASE WORK RANKS MPIEXEC...
+# usage: [WALLTIME_RESUME_SETTINGS='--set k=v ...'] walltime_resume.sh UNDERTOW COMMAND CASE WORK RANKS MPIEXEC...
 #   COMMAND: run (a flow), gradient (multistage, checkpoints on disk) or optimize
 # The budget is a fraction of the uninterrupted run's time; should a loaded machine become faster,
 # so that the budget does not stop the run, the job is run again with half of it.
@@ -49,6 +49,8 @@ optimize)
   parts=2 ;;
 *) fail "unknown command $command" ;;
 esac
+# More settings for a variant of a case (e.g. another linear solver), word-split.
+settings+=(${WALLTIME_RESUME_SETTINGS:-})
 report=(--report "$work/reference.json")
 
 start=$(date +%s.%N)

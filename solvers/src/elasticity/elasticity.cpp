@@ -90,6 +90,15 @@ void LinearElasticity::restore(const NodeVector& u, long total_iterations) {
   m_total_iterations = total_iterations;
 }
 
+void LinearElasticity::set_up_preconditioner_at_current_densities() {
+  if (m_spec.solver == LinearSolver::Direct)
+    return;
+  assemble(1.0, 0.0);
+  forget_operator();
+  m_system->impose_supports(*m_supports, false);
+  m_system->set_up();
+}
+
 SolveInfo LinearElasticity::solve_adjoint(const NodeVector& g, NodeVector& lambda) {
   return solve_operator(g, lambda, "adjoint");
 }

@@ -192,6 +192,11 @@ void LinearSystem::zero_solution() {
   check_petsc(VecSet(m_x, 0.0), "VecSet");
 }
 
+void LinearSystem::set_up() {
+  const auto active = m_options.activate();
+  check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
+}
+
 SolveInfo LinearSystem::solve(const char* what, bool nonzero_guess) {
   check_petsc(KSPSetInitialGuessNonzero(m_ksp, nonzero_guess ? PETSC_TRUE : PETSC_FALSE),
               "KSPSetInitialGuessNonzero");

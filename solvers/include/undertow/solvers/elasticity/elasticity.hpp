@@ -160,6 +160,12 @@ class LinearElasticity {
   /// Sets back a saved state: the displacement `u` (owned values; ghosts filled here), which the
   /// next iterative solve starts from, and the iteration count. Collective.
   void restore(const NodeVector& u, long total_iterations);
+  /// With CG + GAMG: sets the preconditioner up for the stiffness at the current densities,
+  /// without solving. PETSc's GAMG keeps the interpolation of its first set-up for later
+  /// operators, so a run continued from a restart file calls this at the densities the run
+  /// started from to go on with the preconditioners of the uninterrupted run, bitwise. Nothing
+  /// with the direct solver. Collective.
+  void set_up_preconditioner_at_current_densities();
 
  private:
   /// Stiffness-weighted K(rho) + mass-weighted M into the linear system's matrix.

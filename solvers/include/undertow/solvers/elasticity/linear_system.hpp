@@ -46,6 +46,9 @@ class LinearSystem {
   /// Solves from the current x (nonzero_guess) or from 0. Throws CollectiveError naming `what`
   /// and PETSc's reason if it does not converge. Collective.
   SolveInfo solve(const char* what, bool nonzero_guess);
+  /// Sets the solver up for the current operator (the preconditioner) without solving.
+  /// Collective.
+  void set_up();
   /// The owned values of x into `v` (ghosts not filled). Collective.
   void get_solution(NodeVector& v);
 
