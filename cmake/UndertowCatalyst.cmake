@@ -1,6 +1,7 @@
 # Finds ParaView's legacy Catalyst API (ParaView 5.11). Debian's exported VTK targets name external
 # targets that its own config never finds, so those are found first (see docs/building.md).
-# Nothing in undertow uses Catalyst yet: this only records whether it is available.
+# MPI, HDF5 (C, HL) and Boost are found before this (UndertowDependencies.cmake). The adaptor is
+# the plugin io/catalyst (undertow_catalyst.so), loaded by runs that have a [catalyst] section.
 function(undertow_find_catalyst out_var)
   set(${out_var} FALSE PARENT_SCOPE)
   find_package(Freetype QUIET)

@@ -1,5 +1,7 @@
 #include "models.hpp"
 
+#include "insitu_output.hpp"
+
 #include "undertow/core/error.hpp"
 
 namespace undertow {
@@ -46,6 +48,7 @@ ConfigSchema schema_for(const Model& model) {
         "print a progress line every this many steps (0: never)")
       .at_least(0);
   DomainSpec::declare_keys(s);
+  declare_catalyst_keys(s);
   model.declare_keys(s);
   return s;
 }

@@ -3,6 +3,7 @@
 /// and the reference checks (exact solutions, Ghia et al. 1982 cavity centrelines).
 
 #include "flow_outputs.hpp"
+#include "insitu_output.hpp"
 #include "models.hpp"
 #include "navier_stokes_setup.hpp"
 #include "restart.hpp"
@@ -384,7 +385,14 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   FlowOutputs outputs(cfg, ns, ctx.output_dir, ctx.case_file, FlowOutputKinds{}, ctx.log,
                       first_step);
   outputs.attach(sim);
+  InSituOutput insitu(cfg, ctx.domain, ctx.case_file, ctx.output_dir, insitu_metadata(cfg, ctx.case_file, "run"),
+                      ctx.log);
+  insitu.attach(sim, [&ns](io::InSituBuilder& b, long step, double time) {
+    return flow_frame(b, ns, step, time);
+  });
   sim.run();
+  if (insitu.active())
+    ctx.log.info(insitu.summary());
   if (outputs.guard().steady)
     ctx.log.info(format("steady state reached at t = %.4e: max |du/dt| = %.3e < ", ns.time(),
                         outputs.guard().dudt) +

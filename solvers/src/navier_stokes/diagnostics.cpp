@@ -1,5 +1,6 @@
 #include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
+#include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
@@ -82,6 +83,27 @@ void cell_vorticity(NavierStokes& ns, int a, Field& out) {
       "ns::cell_vorticity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         o(i, j, k) = cell_centre_vorticity(v, a, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
       });
+}
+
+void cell_q_criterion(NavierStokes& ns, Field& out) {
+  require(ns.domain().dim() == 3, "the Q-criterion is defined for 3D flows");
+  std::array<Field, 3>& vel = ns.velocity();
+  ns.prepare(vel);
+  const Velocity v = velocity_views(vel);
+  const Domain& domain = ns.domain();
+  const double ih[3] = {1.0 / domain.spacing(0), 1.0 / domain.spacing(1), 1.0 / domain.spacing(2)};
+  const FieldView o = out.view();
+  const IndexShift sh = index_shift(out, vel[0]);
+  for_each(
+      "ns::cell_q_criterion", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        o(i, j, k) = cell_centre_q_criterion(v, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
+      });
+}
+
+void cell_design(const NavierStokes& ns, Field& out) {
+  fill_value(out, out.owned(), 0.0);
+  if (ns.params().obstacles.has_design())
+    copy_owned(ns.params().obstacles.design, out);
 }
 
 void cell_mask(const NavierStokes& ns, Field& out) {

@@ -41,6 +41,10 @@ double probe(const Domain& domain, const Field& f, const std::array<double, 3>& 
 /// Collective (they fill the velocity ghosts).
 void cell_velocity(NavierStokes& ns, int c, Field& out);
 void cell_vorticity(NavierStokes& ns, int a, Field& out);
+/// The Q-criterion at cell centres of a 3D flow [1/s^2] (cell_centre_q_criterion). Collective.
+void cell_q_criterion(NavierStokes& ns, Field& out);
+/// The Brinkman design field at cell centres, 0 without one. Not collective.
+void cell_design(const NavierStokes& ns, Field& out);
 /// The union of the obstacle masks at cell centres (mean over the cell's faces), 0 without
 /// obstacles. Not collective.
 void cell_mask(const NavierStokes& ns, Field& out);

@@ -115,6 +115,40 @@ KOKKOS_INLINE_FUNCTION double cell_centre_vorticity(const Velocity& v, int a, co
   return 0.25 * sum;
 }
 
+/// Velocity gradient d u_c / d x_b at the centre of cell (i, j, k): along its own axis the
+/// difference of the cell's two faces; across, the mean of the four edge differences around the
+/// cell (the stencil of cell_centre_vorticity).
+KOKKOS_INLINE_FUNCTION double cell_centre_gradient(const Velocity& v, int c, int b,
+                                                   const double inv_h[3], long i, long j,
+                                                   long k) {
+  if (b == c)
+    return (at(v.u[c], i, j, k, c, 1) - v.u[c](i, j, k)) * inv_h[c];
+  double sum = 0.0;
+  for (int sb = 0; sb < 2; ++sb)
+    for (int sc = 0; sc < 2; ++sc) {
+      const long ii = i + (b == 0 ? sb : 0) + (c == 0 ? sc : 0);
+      const long jj = j + (b == 1 ? sb : 0) + (c == 1 ? sc : 0);
+      const long kk = k + (b == 2 ? sb : 0) + (c == 2 ? sc : 0);
+      sum += (v.u[c](ii, jj, kk) - at(v.u[c], ii, jj, kk, b, -1)) * inv_h[b];
+    }
+  return 0.25 * sum;
+}
+
+/// The Q-criterion (|Omega|^2 - |S|^2) / 2 = -(d u_c/d x_b)(d u_b/d x_c) / 2 at the centre of
+/// cell (i, j, k) of a 3D flow [1/s^2]: positive where rotation dominates strain (vortex cores).
+KOKKOS_INLINE_FUNCTION double cell_centre_q_criterion(const Velocity& v, const double inv_h[3],
+                                                      long i, long j, long k) {
+  double g[3][3];
+  for (int c = 0; c < 3; ++c)
+    for (int b = 0; b < 3; ++b)
+      g[c][b] = cell_centre_gradient(v, c, b, inv_h, i, j, k);
+  double q = 0.0;
+  for (int c = 0; c < 3; ++c)
+    for (int b = 0; b < 3; ++b)
+      q -= 0.5 * g[c][b] * g[b][c];
+  return q;
+}
+
 /// Gradient of a cell-centred field along c at face (i, j, k): (p(x) - p(x - e_c)) / h_c.
 KOKKOS_INLINE_FUNCTION double face_gradient(const FieldView& p, int c, double inv_h, long i, long j,
                                             long k) {

@@ -1,0 +1,202 @@
+// The ParaView 5.11 legacy-Catalyst back end of undertow's in-situ seam (io/insitu_backend.hpp),
+// built as the plugin undertow_catalyst.so when ParaView is found. Each rank's frame becomes a
+// vtkImageData piece with the whole extent and a vtkGhostType array; the pipelines are Catalyst
+// Python scripts of either version ParaView 5.11 reads (paraview.coprocessing, or the
+// paraview.catalyst scripts its GUI saves). ParaView's messages are captured from its output
+// window, so that a script's Python error reaches undertow's error message.
+
+#include "undertow/io/insitu_backend.hpp"
+
+#include <vtkCPDataDescription.h>
+#include <vtkCPInputDataDescription.h>
+#include <vtkCPProcessor.h>
+#include <vtkCPPythonPipeline.h>
+#include <vtkCellData.h>
+#include <vtkDataSetAttributes.h>
+#include <vtkDoubleArray.h>
+#include <vtkFieldData.h>
+#include <vtkImageData.h>
+#include <vtkPythonInterpreter.h>
+#include <vtkMPI.h>
+#include <vtkNew.h>
+#include <vtkObjectFactory.h>
+#include <vtkOutputWindow.h>
+#include <vtkPVVersion.h>
+#include <vtkPointData.h>
+#include <vtkSmartPointer.h>
+#include <vtkStringArray.h>
+#include <vtkUnsignedCharArray.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// Prints ParaView's messages as the default window does and keeps its errors.
+class CapturingOutputWindow : public vtkOutputWindow {
+ public:
+  static CapturingOutputWindow* New();
+  vtkTypeMacro(CapturingOutputWindow, vtkOutputWindow);
+
+  void DisplayText(const char* text) override { std::fputs(text, stdout); }
+  void DisplayErrorText(const char* text) override { keep(text); }
+  void DisplayWarningText(const char* text) override { std::fputs(text, stderr); }
+  void DisplayGenericWarningText(const char* text) override { std::fputs(text, stderr); }
+
+  std::string take() {
+    std::string out;
+    out.swap(m_captured);
+    return out;
+  }
+
+ private:
+  void keep(const char* text) {
+    std::fputs(text, stderr);
+    m_captured += text;
+  }
+  std::string m_captured;
+};
+vtkStandardNewMacro(CapturingOutputWindow);
+
+/// `text` without trailing white space, on one line per message.
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+    text.pop_back();
+  return text;
+}
+
+vtkSmartPointer<vtkDoubleArray> to_vtk(const undertow::io::InSituArray& a) {
+  auto out = vtkSmartPointer<vtkDoubleArray>::New();
+  out->SetName(a.name.c_str());
+  out->SetNumberOfComponents(a.components);
+  out->SetNumberOfTuples(static_cast<vtkIdType>(a.values.size() / std::size_t(a.components)));
+  std::copy(a.values.begin(), a.values.end(), out->GetPointer(0));
+  return out;
+}
+
+vtkSmartPointer<vtkUnsignedCharArray> ghosts(const std::vector<unsigned char>& flags,
+                                             unsigned char value) {
+  auto out = vtkSmartPointer<vtkUnsignedCharArray>::New();
+  out->SetName(vtkDataSetAttributes::GhostArrayName());
+  out->SetNumberOfTuples(static_cast<vtkIdType>(flags.size()));
+  for (std::size_t i = 0; i < flags.size(); ++i)
+    out->SetValue(static_cast<vtkIdType>(i), flags[i] ? value : 0);
+  return out;
+}
+
+class CatalystBackend final : public undertow::io::InSituBackend {
+ public:
+  std::string name() const override {
+    return std::string("ParaView ") + PARAVIEW_VERSION_FULL + " Catalyst (legacy API)";
+  }
+
+  std::string initialize(MPI_Comm comm, const std::vector<std::string>& scripts,
+                         const std::string& output_dir) override {
+    m_processor = vtkSmartPointer<vtkCPProcessor>::New();
+    m_comm = comm;
+    vtkMPICommunicatorOpaqueComm opaque(&m_comm);
+    if (!m_processor->Initialize(opaque, output_dir.c_str()))
+      return "ParaView Catalyst failed to initialise (see its messages above)";
+    // ParaView 5.11's Python log handler fails on messages below warnings (it asks for a
+    // vtkLogger level that does not exist) and prints a traceback for each: its logger starts
+    // at warnings.
+    vtkPythonInterpreter::Initialize();
+    vtkPythonInterpreter::RunSimpleString(
+        "import logging, paraview\nparaview.logger.setLevel(logging.WARNING)\n");
+    // After Initialize, which installs ParaView's own output window.
+    m_window = vtkSmartPointer<CapturingOutputWindow>::New();
+    vtkOutputWindow::SetInstance(m_window);
+    for (const auto& script : scripts) {
+      auto pipeline = vtkCPPythonPipeline::CreateAndInitializePipeline(script.c_str());
+      if (!pipeline)
+        return "pipeline script '" + script +
+               "' failed to load; ParaView said: " + trimmed(m_window->take());
+      m_processor->AddPipeline(pipeline);
+    }
+    m_window->take();
+    return "";
+  }
+
+  std::string execute(const undertow::io::InSituFrame& f) override {
+    vtkNew<vtkCPDataDescription> description;
+    description->AddInput("input");
+    description->SetTimeData(f.time, f.step);
+    description->ForceOutputOn(); // undertow's [catalyst] cadence decides when to call
+    if (!m_processor->RequestDataDescription(description))
+      return check("");
+    vtkCPInputDataDescription* input = description->GetInputDescriptionByName("input");
+    vtkNew<vtkImageData> image;
+    int extent[6], whole[6];
+    for (int a = 0; a < 3; ++a) {
+      const bool flat = a >= f.dim;
+      extent[2 * a] = flat ? 0 : static_cast<int>(f.piece_begin[a]);
+      extent[2 * a + 1] = flat ? 0 : static_cast<int>(f.piece_end[a]);
+      whole[2 * a] = 0;
+      whole[2 * a + 1] = flat ? 0 : static_cast<int>(f.whole_cells[a]);
+    }
+    image->SetExtent(extent);
+    image->SetOrigin(f.origin[0], f.origin[1], f.dim == 3 ? f.origin[2] : 0.0);
+    image->SetSpacing(f.spacing[0], f.spacing[1], f.dim == 3 ? f.spacing[2] : 1.0);
+    for (const auto& a : f.arrays)
+      (a.on_points ? static_cast<vtkDataSetAttributes*>(image->GetPointData())
+                   : static_cast<vtkDataSetAttributes*>(image->GetCellData()))
+          ->AddArray(to_vtk(a));
+    image->GetCellData()->AddArray(ghosts(f.ghost_cells, vtkDataSetAttributes::DUPLICATECELL));
+    image->GetPointData()->AddArray(
+        ghosts(f.ghost_points, vtkDataSetAttributes::DUPLICATEPOINT));
+    add_field(image, "step", static_cast<double>(f.step));
+    add_field(image, "time", f.time);
+    for (const auto& [key, value] : f.numbers)
+      add_field(image, key, value);
+    for (const auto& [key, value] : f.metadata) {
+      vtkNew<vtkStringArray> text;
+      text->SetName(key.c_str());
+      text->InsertNextValue(value.c_str());
+      image->GetFieldData()->AddArray(text);
+    }
+    input->SetGrid(image);
+    input->SetWholeExtent(whole);
+    return check(m_processor->CoProcess(description) ? "" : "CoProcess failed");
+  }
+
+  void finalize() override {
+    if (m_processor) {
+      m_processor->RemoveAllPipelines();
+      m_processor->Finalize();
+      m_processor = nullptr;
+    }
+    if (m_window) {
+      vtkOutputWindow::SetInstance(nullptr);
+      m_window = nullptr;
+    }
+  }
+
+  ~CatalystBackend() override { finalize(); }
+
+ private:
+  static void add_field(vtkImageData* image, const std::string& name, double value) {
+    vtkNew<vtkDoubleArray> a;
+    a->SetName(name.c_str());
+    a->InsertNextValue(value);
+    image->GetFieldData()->AddArray(a);
+  }
+  /// `failure`, or ParaView's errors of this call (a Python exception in a pipeline).
+  std::string check(const std::string& failure) {
+    const std::string said = trimmed(m_window->take());
+    if (failure.empty() && said.empty())
+      return "";
+    return failure.empty() ? "ParaView said: " + said : failure + "; ParaView said: " + said;
+  }
+
+  MPI_Comm m_comm = MPI_COMM_NULL;
+  vtkSmartPointer<CapturingOutputWindow> m_window;
+  vtkSmartPointer<vtkCPProcessor> m_processor;
+};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) undertow::io::InSituBackend*
+undertow_insitu_backend() {
+  return new CatalystBackend();
+}
