@@ -16,18 +16,19 @@
 #include <vtkDoubleArray.h>
 #include <vtkFieldData.h>
 #include <vtkImageData.h>
-#include <vtkPythonInterpreter.h>
 #include <vtkMPI.h>
 #include <vtkNew.h>
 #include <vtkObjectFactory.h>
 #include <vtkOutputWindow.h>
 #include <vtkPVVersion.h>
 #include <vtkPointData.h>
+#include <vtkPythonInterpreter.h>
 #include <vtkSmartPointer.h>
 #include <vtkStringArray.h>
 #include <vtkUnsignedCharArray.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,8 @@ class CapturingOutputWindow : public vtkOutputWindow {
 
   void DisplayText(const char* text) override { std::fputs(text, stdout); }
   void DisplayErrorText(const char* text) override { keep(text); }
-  void DisplayWarningText(const char* text) override { std::fputs(text, stderr); }
-  void DisplayGenericWarningText(const char* text) override { std::fputs(text, stderr); }
+  void DisplayWarningText(const char* text) override { warn(text); }
+  void DisplayGenericWarningText(const char* text) override { warn(text); }
 
   std::string take() {
     std::string out;
@@ -51,6 +52,12 @@ class CapturingOutputWindow : public vtkOutputWindow {
   }
 
  private:
+  /// Prints a warning, except the one vtkPVTrivialProducer gives for the first frame of a run
+  /// at time 0 ("New time step is not after last time step": its last time starts at 0).
+  void warn(const char* text) {
+    if (!std::strstr(text, "New time step is not after last time step"))
+      std::fputs(text, stderr);
+  }
   void keep(const char* text) {
     std::fputs(text, stderr);
     m_captured += text;
@@ -143,8 +150,7 @@ class CatalystBackend final : public undertow::io::InSituBackend {
                    : static_cast<vtkDataSetAttributes*>(image->GetCellData()))
           ->AddArray(to_vtk(a));
     image->GetCellData()->AddArray(ghosts(f.ghost_cells, vtkDataSetAttributes::DUPLICATECELL));
-    image->GetPointData()->AddArray(
-        ghosts(f.ghost_points, vtkDataSetAttributes::DUPLICATEPOINT));
+    image->GetPointData()->AddArray(ghosts(f.ghost_points, vtkDataSetAttributes::DUPLICATEPOINT));
     add_field(image, "step", static_cast<double>(f.step));
     add_field(image, "time", f.time);
     for (const auto& [key, value] : f.numbers)

@@ -44,7 +44,8 @@ std::pair<long, long> piece_cells(const Domain& domain, int axis) {
 /// Collective.
 std::string first_error(const Communicator& comm, const std::string& error) {
   const int n = comm.size();
-  const long long failing = comm.max(error.empty() ? -1LL : static_cast<long long>(n - 1 - comm.rank()));
+  const long long failing =
+      comm.max(error.empty() ? -1LL : static_cast<long long>(n - 1 - comm.rank()));
   if (failing < 0)
     return "";
   const int root = n - 1 - static_cast<int>(failing);
@@ -153,9 +154,9 @@ void InSituBuilder::add(InSituFrame& frame, const std::string& name,
     for (long k = 0; k < n[2]; ++k)
       for (long j = 0; j < n[1]; ++j)
         for (long i = 0; i < n[0]; ++i, at += parts.size())
-          array.values[at] = host(frame.piece_begin[0] + i - offset[0],
-                                  frame.piece_begin[1] + j - offset[1],
-                                  frame.piece_begin[2] + k - offset[2]);
+          array.values[at] =
+              host(frame.piece_begin[0] + i - offset[0], frame.piece_begin[1] + j - offset[1],
+                   frame.piece_begin[2] + k - offset[2]);
   }
   frame.arrays.push_back(std::move(array));
 }
@@ -229,8 +230,8 @@ InSitu::InSitu(const Communicator& comm, const InSituOptions& options)
   std::vector<std::string> scripts;
   for (const auto& script : options.scripts)
     scripts.push_back(std::filesystem::absolute(script).lexically_normal().string());
-  error = first_error(comm, m_backend->backend->initialize(comm.raw(), scripts,
-                                                            options.output_dir));
+  error =
+      first_error(comm, m_backend->backend->initialize(comm.raw(), scripts, options.output_dir));
   if (!error.empty()) {
     m_backend->backend->finalize();
     throw ConfigError("catalyst.scripts: " + error);
@@ -255,7 +256,8 @@ void InSitu::execute(const InSituFrame& frame) {
     throw ConfigError("catalyst.scripts: the pipelines failed on their first call (step " +
                       std::to_string(frame.step) + "): " + error + ". Fix the script");
   throw CollectiveError("in-situ pipeline failed at step " + std::to_string(frame.step) + ": " +
-                        error + ". Fix the script, or remove [catalyst], and continue from the "
+                        error +
+                        ". Fix the script, or remove [catalyst], and continue from the "
                         "last restart file");
 }
 

@@ -385,8 +385,8 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   FlowOutputs outputs(cfg, ns, ctx.output_dir, ctx.case_file, FlowOutputKinds{}, ctx.log,
                       first_step);
   outputs.attach(sim);
-  InSituOutput insitu(cfg, ctx.domain, ctx.case_file, ctx.output_dir, insitu_metadata(cfg, ctx.case_file, "run"),
-                      ctx.log);
+  InSituOutput insitu(cfg, ctx.domain, ctx.case_file, ctx.output_dir,
+                      insitu_metadata(cfg, ctx.case_file, "run"), ctx.log);
   insitu.attach(sim, [&ns](io::InSituBuilder& b, long step, double time) {
     return flow_frame(b, ns, step, time);
   });

@@ -119,8 +119,7 @@ KOKKOS_INLINE_FUNCTION double cell_centre_vorticity(const Velocity& v, int a, co
 /// difference of the cell's two faces; across, the mean of the four edge differences around the
 /// cell (the stencil of cell_centre_vorticity).
 KOKKOS_INLINE_FUNCTION double cell_centre_gradient(const Velocity& v, int c, int b,
-                                                   const double inv_h[3], long i, long j,
-                                                   long k) {
+                                                   const double inv_h[3], long i, long j, long k) {
   if (b == c)
     return (at(v.u[c], i, j, k, c, 1) - v.u[c](i, j, k)) * inv_h[c];
   double sum = 0.0;
