@@ -27,6 +27,7 @@
 #include <vtkStringArray.h>
 #include <vtkUnsignedCharArray.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -66,11 +67,33 @@ class CapturingOutputWindow : public vtkOutputWindow {
 };
 vtkStandardNewMacro(CapturingOutputWindow);
 
-/// `text` without trailing white space, on one line per message.
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-    text.pop_back();
-  return text;
+/// ParaView's messages on one line: the distinct lines of its tracebacks without their
+/// "Traceback" headers, the last few (where the exception and its place are).
+std::string condensed(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos)
+      continue;
+    line = line.substr(first);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+      line.pop_back();
+    if (line.rfind("Traceback", 0) == 0 || line.rfind("^", 0) == 0)
+      continue;
+    if (std::find(lines.begin(), lines.end(), line) == lines.end())
+      lines.push_back(line);
+  }
+  const std::size_t keep = 4;
+  std::string out;
+  for (std::size_t i = lines.size() > keep ? lines.size() - keep : 0; i < lines.size(); ++i)
+    out += (out.empty() ? "" : " | ") + lines[i];
+  return out;
 }
 
 vtkSmartPointer<vtkDoubleArray> to_vtk(const undertow::io::InSituArray& a) {
@@ -116,12 +139,12 @@ class CatalystBackend final : public undertow::io::InSituBackend {
     vtkOutputWindow::SetInstance(m_window);
     for (const auto& script : scripts) {
       auto pipeline = vtkCPPythonPipeline::CreateAndInitializePipeline(script.c_str());
-      if (!pipeline)
-        return "pipeline script '" + script +
-               "' failed to load; ParaView said: " + trimmed(m_window->take());
+      const std::string said = condensed(m_window->take());
+      if (!pipeline || !said.empty())
+        return "pipeline script '" + script + "' failed to load; ParaView said: " +
+               (said.empty() ? "nothing" : said);
       m_processor->AddPipeline(pipeline);
     }
-    m_window->take();
     return "";
   }
 
@@ -189,7 +212,7 @@ class CatalystBackend final : public undertow::io::InSituBackend {
   }
   /// `failure`, or ParaView's errors of this call (a Python exception in a pipeline).
   std::string check(const std::string& failure) {
-    const std::string said = trimmed(m_window->take());
+    const std::string said = condensed(m_window->take());
     if (failure.empty() && said.empty())
       return "";
     return failure.empty() ? "ParaView said: " + said : failure + "; ParaView said: " + said;
