@@ -14,6 +14,7 @@ from paraview import catalyst
 view = CreateView('RenderView')
 view.ViewSize = [1100, 205]
 view.OrientationAxesVisibility = 0
+view.UseColorPaletteForBackground = 0
 view.Background = [1.0, 1.0, 1.0]
 view.CameraPosition = [1.1, 0.205, 10.0]
 view.CameraFocalPoint = [1.1, 0.205, 0.0]

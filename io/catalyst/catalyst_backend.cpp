@@ -23,12 +23,20 @@
 #include <vtkPVVersion.h>
 #include <vtkPointData.h>
 #include <vtkPythonInterpreter.h>
+#include <vtkRenderingOpenGLConfigure.h>
 #include <vtkSmartPointer.h>
 #include <vtkStringArray.h>
 #include <vtkUnsignedCharArray.h>
 
+#if defined(VTK_USE_X) && !defined(VTK_OPENGL_HAS_OSMESA) && !defined(VTK_OPENGL_HAS_EGL) &&     \
+    !defined(VTK_DEFAULT_RENDER_WINDOW_OFFSCREEN)
+#define UNDERTOW_CATALYST_NEEDS_X 1
+#include <X11/Xlib.h>
+#endif
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -123,6 +131,20 @@ class CatalystBackend final : public undertow::io::InSituBackend {
 
   std::string initialize(MPI_Comm comm, const std::vector<std::string>& scripts,
                          const std::string& output_dir) override {
+#ifdef UNDERTOW_CATALYST_NEEDS_X
+    // This ParaView renders through X only, and aborts the whole run at the first render
+    // without a display: check for one now.
+    Display* display = XOpenDisplay(nullptr);
+    if (!display) {
+      const char* name = std::getenv("DISPLAY");
+      return std::string("this ParaView renders through an X server, and none could be opened "
+                         "(DISPLAY=") +
+             (name ? name : "unset") +
+             "): run under a virtual one, xvfb-run -a mpiexec ..., or use a ParaView built with "
+             "EGL or OSMesa (docs/insitu.md)";
+    }
+    XCloseDisplay(display);
+#endif
     m_processor = vtkSmartPointer<vtkCPProcessor>::New();
     m_comm = comm;
     vtkMPICommunicatorOpaqueComm opaque(&m_comm);
@@ -174,6 +196,11 @@ class CatalystBackend final : public undertow::io::InSituBackend {
           ->AddArray(to_vtk(a));
     image->GetCellData()->AddArray(ghosts(f.ghost_cells, vtkDataSetAttributes::DUPLICATECELL));
     image->GetPointData()->AddArray(ghosts(f.ghost_points, vtkDataSetAttributes::DUPLICATEPOINT));
+    vtkNew<vtkDoubleArray> bounds;
+    bounds->SetName("bounds");
+    bounds->SetNumberOfComponents(6);
+    bounds->InsertNextTuple(f.bounds.data());
+    image->GetFieldData()->AddArray(bounds);
     add_field(image, "step", static_cast<double>(f.step));
     add_field(image, "time", f.time);
     for (const auto& [key, value] : f.numbers)

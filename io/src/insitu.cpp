@@ -90,6 +90,10 @@ InSituFrame InSituBuilder::begin(long step, double time) const {
     f.piece_end[a] = e;
     f.origin[a] = m_domain.spec().origin[a];
     f.spacing[a] = m_domain.spacing(a);
+    if (a < f.dim) {
+      f.bounds[2 * a] = f.origin[a];
+      f.bounds[2 * a + 1] = f.origin[a] + m_domain.spec().length[a];
+    }
   }
   // Ghost cells: outside this rank's owned cells; ghost points: outside its owned nodes.
   std::array<std::pair<long, long>, 3> cells, nodes;

@@ -1,6 +1,7 @@
 /// The advection-diffusion model for `undertow run`: time loop, progress, divergence guard,
 /// error against the exact solution and the reference check.
 
+#include "insitu_output.hpp"
 #include "models.hpp"
 #include "restart.hpp"
 
@@ -119,7 +120,16 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
       progress.update(s.step(), solver.time(), dt,
                       format("CFL %.3f  max|c| %.4e", solver.courant(dt), size), s.last_step());
   });
+  InSituOutput insitu(cfg, ctx.domain, ctx.case_file, ctx.output_dir,
+                      insitu_metadata(cfg, ctx.case_file, "run"), ctx.log);
+  insitu.attach(sim, [&solver](io::InSituBuilder& b, long step, double time) {
+    io::InSituFrame frame = b.begin(step, time);
+    b.cell(frame, "concentration", {&solver.concentration()});
+    return frame;
+  });
   sim.run();
+  if (insitu.active())
+    ctx.log.info(insitu.summary());
 
   const scalar::ErrorNorms err = solver.error();
   ctx.log.info(format("error against the exact solution at t = %.6e: ", solver.time()) +

@@ -239,6 +239,58 @@ void check_elasticity(const RunContext& ctx, const ElasticityProbe& probe, doubl
   result.check_summary = summary;
 }
 
+} // namespace
+
+/// max over owned nodes of |u| [m]. Collective.
+double largest_node_norm(const Domain& d, const elasticity::NodeVector& u) {
+  const FieldView ux = u[0].view(), uy = u[1].view(), uz = (d.dim() == 3 ? u[2] : u[0]).view();
+  const double wz = d.dim() == 3 ? 1.0 : 0.0;
+  const double local = local_max(
+      "insitu::displacement_max", u[0].owned(),
+      KOKKOS_LAMBDA(long i, long j, long k, double& m) {
+        const double n2 = ux(i, j, k) * ux(i, j, k) + uy(i, j, k) * uy(i, j, k) +
+                          wz * uz(i, j, k) * uz(i, j, k);
+        m = n2 > m ? n2 : m;
+      });
+  return std::sqrt(std::max(d.comm().max(local), 0.0));
+}
+
+io::InSituFrame elasticity_frame(io::InSituBuilder& builder, const LinearElasticity& solver,
+                                 const elasticity::NodeVector& u, const elasticity::NodeVector* v,
+                                 long step, double time) {
+  const Domain& d = solver.domain();
+  io::InSituFrame frame = builder.begin(step, time);
+  Field zero(d, Location::Node, 0, "insitu::zero");
+  auto vector = [&](const elasticity::NodeVector& x) {
+    return std::vector<const Field*>{&x[0], &x[1], d.dim() == 3 ? &x[2] : &zero};
+  };
+  builder.point(frame, "displacement", vector(u));
+  if (v)
+    builder.point(frame, "velocity", vector(*v));
+  std::array<Field, 6> strain, stress;
+  for (int q = 0; q < 6; ++q) {
+    strain[q] = Field(d, Location::Cell, 0, "insitu::strain");
+    stress[q] = Field(d, Location::Cell, 0, "insitu::stress");
+  }
+  Field von_mises(d, Location::Cell, 0, "insitu::von_mises");
+  solver.strain_and_stress(u, strain, stress, von_mises);
+  builder.cell(frame, "von_mises", {&von_mises});
+  frame.numbers["von_mises_max"] = global_max(d.comm(), von_mises);
+  frame.numbers["displacement_max"] = largest_node_norm(d, u);
+  builder.cell(frame, "density", {&solver.density()});
+  frame.metadata["units"] = "lengths and displacements m, velocity m/s, von Mises stress Pa "
+                            "(per unit thickness in 2D), density 1";
+  return frame;
+}
+
+std::unique_ptr<InSituOutput> elasticity_insitu(const RunContext& ctx) {
+  return std::make_unique<InSituOutput>(ctx.config, ctx.domain, ctx.case_file, ctx.output_dir,
+                                        insitu_metadata(ctx.config, ctx.case_file, "run"),
+                                        ctx.log);
+}
+
+namespace {
+
 RunResult run_elasticity(const RunContext& ctx) {
   const Config& cfg = ctx.config;
   const int dim = ctx.domain.dim();
@@ -260,14 +312,25 @@ RunResult run_elasticity(const RunContext& ctx) {
     topology = std::make_unique<TopologyRun>(ctx, solver); // reads a restart file
   ctx.accept();
   ElasticityFieldWriter fields(ctx, "the design iteration");
+  const auto insitu = elasticity_insitu(ctx);
   RunResult result;
   auto& f = result.figures;
   long design_iterations = 0;
   double compliance = 0;
-  if (!topology)
+  if (!topology) {
+    // The pipelines see the unloaded body first (a broken script stops the run before the
+    // solve), then the solution as step 1.
+    const auto frame = [&](io::InSituBuilder& b, long step, double time) {
+      return elasticity_frame(b, solver, solver.displacement(), nullptr, step, time);
+    };
+    insitu->execute(frame, 0, 0.0);
     compliance = static_solve(ctx, solver, result);
-  else
-    design_iterations = topology->run(fields, result, compliance);
+    insitu->execute(frame, 1, 1.0);
+  } else {
+    design_iterations = topology->run(fields, *insitu, result, compliance);
+  }
+  if (insitu->active())
+    ctx.log.info(insitu->summary());
   f["compliance"] = compliance;
   f["unknowns"] = double(solver.global_dofs());
   f["solver_iterations_total"] = double(solver.total_iterations());

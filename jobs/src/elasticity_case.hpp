@@ -4,6 +4,7 @@
 /// dynamic run (elastodynamics_case.cpp): the probe node, the field snapshots and the dynamic
 /// run itself.
 
+#include "insitu_output.hpp"
 #include "models.hpp"
 #include "restart.hpp"
 
@@ -13,6 +14,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace undertow {
@@ -61,6 +63,14 @@ class ElasticityFieldWriter {
   Field m_vm;
 };
 
+/// An elasticity frame for in-situ pipelines: the displacement u (and velocity v, if given) on
+/// the points, as 3-component vectors (z = 0 in 2D, so that a warp by vector works), and the
+/// von Mises stress and the density on the cells. Collective.
+io::InSituFrame elasticity_frame(io::InSituBuilder& builder,
+                                 const elasticity::LinearElasticity& solver,
+                                 const elasticity::NodeVector& u, const elasticity::NodeVector* v,
+                                 long step, double time);
+
 /// Minimum-compliance topology optimisation (topology.enabled), from the uniform design or from
 /// context.restart_file: the iterations with their table, diagnostics.csv, density snapshots and
 /// PNGs, restart files (restart.* in iterations, SIGUSR1, SIGTERM, --walltime: exit 75 with the
@@ -72,7 +82,10 @@ class TopologyRun {
   TopologyRun(const RunContext& context, elasticity::LinearElasticity& solver);
   /// Runs the iterations; returns the design iterations and sets `compliance` (the 88-line
   /// code's: at the densities the last iteration started from). Collective.
-  long run(ElasticityFieldWriter& fields, RunResult& result, double& compliance);
+  /// `insitu` gets the start and the iterations on its cadence (density, displacement, von
+  /// Mises).
+  long run(ElasticityFieldWriter& fields, InSituOutput& insitu, RunResult& result,
+           double& compliance);
 
  private:
   /// The restart state over the scratch copies m_design and m_displacement.
@@ -100,6 +113,9 @@ void declare_elastodynamics_keys(ConfigSchema& schema);
 /// restart file is read. Collective.
 RunResult run_elastodynamics(const RunContext& context, elasticity::LinearElasticity& solver,
                              const ElasticityProbe& probe);
+
+/// The in-situ pipelines of an elasticity run ([catalyst]), with the run's metadata. Collective.
+std::unique_ptr<InSituOutput> elasticity_insitu(const RunContext& context);
 
 } // namespace jobs
 } // namespace undertow

@@ -404,7 +404,13 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
                    (dim == 3 ? format(", %.4e)", u[2]) : std::string(")"));
         progress.update(s.step(), run.time(), dt, extra, s.last_step());
       });
+  const auto insitu = elasticity_insitu(ctx);
+  insitu->attach(sim, [&](io::InSituBuilder& b, long step, double time) {
+    return elasticity_frame(b, solver, run.displacement(), &run.velocity(), step, time);
+  });
   sim.run();
+  if (insitu->active())
+    ctx.log.info(insitu->summary());
 
   ctx.log.info(
       format("work balance: largest step residual %.3e J = %.2e of the largest energy",

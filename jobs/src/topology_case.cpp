@@ -130,7 +130,8 @@ RestartState TopologyRun::current_state() {
   return restart_state();
 }
 
-long TopologyRun::run(ElasticityFieldWriter& fields, RunResult& result, double& compliance) {
+long TopologyRun::run(ElasticityFieldWriter& fields, InSituOutput& insitu, RunResult& result,
+                      double& compliance) {
   const RunContext& ctx = m_ctx;
   const Config& cfg = ctx.config;
   const optimisation::TopologySettings& settings = m_opt.settings();
@@ -196,6 +197,11 @@ long TopologyRun::run(ElasticityFieldWriter& fields, RunResult& result, double& 
   });
   sim.add_callback("snapshots", Cadence::steps(every) | Cadence::last_step(),
                    [&](Simulation& s) { snapshot(s.step()); });
+  // In situ: the densities of the iteration and the displacement they were solved with ('time'
+  // is the iteration).
+  insitu.attach(sim, [this](io::InSituBuilder& b, long step, double time) {
+    return elasticity_frame(b, m_solver, m_solver.displacement(), nullptr, step, time);
+  });
   sim.run();
 
   const TopologyIteration& it = stepper.last;

@@ -31,12 +31,16 @@ struct InSituFrame {
   std::array<long, 3> piece_end{};         ///< one past its last global cell
   std::array<double, 3> origin{};          ///< lower corner of the box
   std::array<double, 3> spacing{};         ///< cell size per axis
+  /// The box, x_min, x_max, y_min, y_max, z_min, z_max (z 0 in 2D): pipelines place cameras by
+  /// it, since a piece's own bounds differ from rank to rank.
+  std::array<double, 6> bounds{};
   std::vector<unsigned char> ghost_cells;  ///< per piece cell: 1 if another piece owns it
   std::vector<unsigned char> ghost_points; ///< per piece point: 1 if another piece owns it
   std::vector<InSituArray> arrays;
   /// Text passed along with the grid: case, job, phase ("forward", "reverse", ...), units.
   std::map<std::string, std::string> metadata;
-  /// Numbers passed along with the grid (e.g. an objective, a design iteration).
+  /// Numbers passed along with the grid, the same on every rank (e.g. an objective, a design
+  /// iteration, the largest value of an array: a pipeline's own range is its piece's).
   std::map<std::string, double> numbers;
 
   long piece_cells(int axis) const { return piece_end[axis] - piece_begin[axis]; }
