@@ -86,6 +86,8 @@ class NavierStokesModel : public AdjointModel {
   /// The outputs of the forward sweep, if any, see the steps of the first forward run in order
   /// (a resumed run, which does not take the earlier ones again, writes none).
   void set_outputs(Simulation* outputs) { m_outputs = outputs; }
+  /// The outputs of the reverse sweep, after each adjoint step.
+  void set_reverse_outputs(const ReverseOutputs* outputs) { m_reverse_outputs = outputs; }
   void forward_step_taken(long step, double dt, bool) override {
     if (m_outputs && step == m_outputs->step() + 1)
       m_outputs->after_step(dt);
@@ -116,7 +118,10 @@ class NavierStokesModel : public AdjointModel {
       std::swap(taped.u0[c], m_after[c]);
     m_has_after = true;
     tape = to_snapshot(taped, k, m_dim);
-    return m_adj.take_poisson_iterations();
+    const long iterations = m_adj.take_poisson_iterations();
+    if (m_reverse_outputs)
+      (*m_reverse_outputs)(k, taped.time, ReverseState{m_ns, m_lambda, m_adj.chi_gradient()});
+    return iterations;
   }
 
   /// The initial condition u_0 = project(u_initial), then the chain rule to the parameters.
@@ -173,6 +178,7 @@ class NavierStokesModel : public AdjointModel {
   bool m_has_after = false;
   StepSeeds m_seeds;
   Simulation* m_outputs = nullptr;
+  const ReverseOutputs* m_reverse_outputs = nullptr;
 };
 
 } // namespace
@@ -197,6 +203,8 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
     m_outputs(*outputs, *ns);
     model.set_outputs(outputs.get());
   }
+  if (m_reverse)
+    model.set_reverse_outputs(&m_reverse);
   static_cast<SweepStats&>(g) = reverse_sweep(model, m_checkpointing, dts, m_log, m_every);
   return g;
 }

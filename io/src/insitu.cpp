@@ -3,7 +3,9 @@
 #include "undertow/core/error.hpp"
 #include "undertow/io/insitu_backend.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <dlfcn.h>
 #include <filesystem>
 #include <unistd.h>
@@ -165,6 +167,24 @@ void InSituBuilder::add(InSituFrame& frame, const std::string& name,
   frame.arrays.push_back(std::move(array));
 }
 
+void InSituBuilder::maximum(InSituFrame& frame, const std::string& name) const {
+  const InSituArray* a = frame.find(name);
+  require(a != nullptr, "in-situ frame has no array '" + name + "'");
+  const std::vector<unsigned char>& ghost = a->on_points ? frame.ghost_points : frame.ghost_cells;
+  double largest = 0;
+  for (std::size_t n = 0; n < ghost.size(); ++n) {
+    if (ghost[n])
+      continue;
+    double norm2 = 0;
+    for (int c = 0; c < a->components; ++c) {
+      const double v = a->values[n * std::size_t(a->components) + std::size_t(c)];
+      norm2 += v * v;
+    }
+    largest = std::max(largest, norm2);
+  }
+  frame.numbers[name + "_max"] = std::sqrt(m_domain.comm().max(largest));
+}
+
 // --- InSitu ----------------------------------------------------------------------------------
 
 struct InSitu::Backend {
@@ -226,6 +246,9 @@ InSitu::InSitu(const Communicator& comm, const InSituOptions& options)
   if (!error.empty())
     throw ConfigError(error);
   m_name = m_backend->backend->name();
+  error = first_error(comm, m_backend->backend->missing_prerequisite());
+  if (!error.empty())
+    throw ConfigError("catalyst.scripts: " + error);
   std::error_code ec;
   if (comm.is_root())
     std::filesystem::create_directories(options.output_dir, ec);

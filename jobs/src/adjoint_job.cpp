@@ -42,9 +42,17 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
            ExecutionSpace::name());
   log.info("domain: " + domain.describe());
   m = control_from_case(config, domain, restart, log);
-  if (FlowOutputs::requested(config))
-    driver.set_forward_outputs([this, command](Simulation& sim, navier_stokes::NavierStokes& ns) {
-      ++forward_sweeps;
+  driver.set_forward_outputs([this, command](Simulation& sim, navier_stokes::NavierStokes& ns) {
+    if (forward_insitu)
+      forward_insitu->attach(
+          sim,
+          [&ns](io::InSituBuilder& b, long step, double time) {
+            return flow_frame(b, ns, step, time);
+          },
+          {{"phase", "forward"}});
+    if (!FlowOutputs::requested(config))
+      return;
+    ++forward_sweeps;
       std::string out = loaded.output_dir;
       if (command != "gradient") {
         char sub[48];
@@ -55,7 +63,7 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
       outputs = std::make_unique<FlowOutputs>(config, ns, out, case_file,
                                               FlowOutputKinds{false, false, false}, log);
       outputs->attach(sim);
-    });
+  });
   // Validate the objective before the long runs.
   navier_stokes::NavierStokes ns(domain, m.flow);
   log.info("objective: " + adjoint::make_objective({config, case_file, ns}).describe());

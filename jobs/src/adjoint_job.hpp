@@ -4,6 +4,7 @@
 // case's objective.
 
 #include "flow_outputs.hpp"
+#include "insitu_output.hpp"
 #include "models.hpp"
 #include "pending_output.hpp"
 
@@ -38,6 +39,9 @@ struct AdjointJob {
   /// evaluations/<n>/ for the n-th forward sweep of `optimize`.
   std::unique_ptr<FlowOutputs> outputs;
   long forward_sweeps = 0;
+  /// In-situ pipelines that see every step of the forward sweep of a gradient (set by
+  /// `gradient`; `optimize` hands them the flow of its design iterations instead).
+  InSituOutput* forward_insitu = nullptr;
 };
 
 } // namespace jobs

@@ -241,20 +241,6 @@ void check_elasticity(const RunContext& ctx, const ElasticityProbe& probe, doubl
 
 } // namespace
 
-/// max over owned nodes of |u| [m]. Collective.
-double largest_node_norm(const Domain& d, const elasticity::NodeVector& u) {
-  const FieldView ux = u[0].view(), uy = u[1].view(), uz = (d.dim() == 3 ? u[2] : u[0]).view();
-  const double wz = d.dim() == 3 ? 1.0 : 0.0;
-  const double local = local_max(
-      "insitu::displacement_max", u[0].owned(),
-      KOKKOS_LAMBDA(long i, long j, long k, double& m) {
-        const double n2 = ux(i, j, k) * ux(i, j, k) + uy(i, j, k) * uy(i, j, k) +
-                          wz * uz(i, j, k) * uz(i, j, k);
-        m = n2 > m ? n2 : m;
-      });
-  return std::sqrt(std::max(d.comm().max(local), 0.0));
-}
-
 io::InSituFrame elasticity_frame(io::InSituBuilder& builder, const LinearElasticity& solver,
                                  const elasticity::NodeVector& u, const elasticity::NodeVector* v,
                                  long step, double time) {
@@ -275,8 +261,8 @@ io::InSituFrame elasticity_frame(io::InSituBuilder& builder, const LinearElastic
   Field von_mises(d, Location::Cell, 0, "insitu::von_mises");
   solver.strain_and_stress(u, strain, stress, von_mises);
   builder.cell(frame, "von_mises", {&von_mises});
-  frame.numbers["von_mises_max"] = global_max(d.comm(), von_mises);
-  frame.numbers["displacement_max"] = largest_node_norm(d, u);
+  builder.maximum(frame, "von_mises");
+  builder.maximum(frame, "displacement");
   builder.cell(frame, "density", {&solver.density()});
   frame.metadata["units"] = "lengths and displacements m, velocity m/s, von Mises stress Pa "
                             "(per unit thickness in 2D), density 1";

@@ -11,6 +11,7 @@
 #include "navier_stokes_setup.hpp"
 #include "restart.hpp"
 
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
 #include "undertow/adjoint/parameters.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
@@ -23,6 +24,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <iostream>
+#include <numeric>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -117,16 +119,6 @@ Direction parse_direction(const std::string& spec, const Control& m,
   return h;
 }
 
-/// Cell-centred means of face fields (the mean of each cell's two faces per component), for the
-/// sensitivity maps.
-void face_to_cells(const Field& faces, int c, Field& cells) {
-  const FieldView f = faces.view(), o = cells.view();
-  for_each(
-      "gradient::face_to_cell", cells.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        o(i, j, k) = 0.5 * (f(i, j, k) + navier_stokes::at(f, i, j, k, c, 1));
-      });
-}
-
 /// <output>/gradient.h5 and gradient.xmf: dJ/du_initial and dJ/dchi on cells (ParaView), and
 /// the raw face fields. Collective.
 void write_sensitivity(const Domain& d, const Gradient& g, const std::string& dir,
@@ -136,13 +128,10 @@ void write_sensitivity(const Domain& d, const Gradient& g, const std::string& di
   io::FieldFile file(d, dir + "/gradient.h5", io::FieldFile::Mode::Create);
   std::vector<std::string> names;
   for (int c = 0; c < dim; ++c) {
-    // Ghosts of the face fields are not needed: the upper face of an owned cell is owned by the
-    // rank except at its upper side, where the face fields carry zero in their ghosts, so the
-    // map shows the owned faces' half there (a display convenience only).
-    face_to_cells(g.initial[c], c, cells);
+    navier_stokes::cell_mean_of_faces(d, g.initial[c], c, cells);
     names.push_back(std::string("dJ_du_initial_") + "xyz"[c]);
     file.write(names.back(), cells);
-    face_to_cells(g.chi[c], c, cells);
+    navier_stokes::cell_mean_of_faces(d, g.chi[c], c, cells);
     axpy(1.0, cells, chi_sum);
   }
   names.push_back("dJ_dchi");
@@ -384,7 +373,35 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
     job.output.commit(); // --resume and the checkpoint plan are accepted
     print_plan(job.log, checkpointing, ns, steps);
   }
+  // In situ: the forward sweep's steps on the [catalyst] cadence, then the reverse sweep's on
+  // catalyst.every and at step 0. Catalyst's clock goes on through the reverse sweep (step
+  // 2N - k, time 2T - t at step k), so that its outputs do not overwrite the forward ones; the
+  // step and time of the state are in the field data adjoint_step and adjoint_time.
+  InSituOutput insitu(cfg, job.domain, opt.case_file, dir,
+                      insitu_metadata(cfg, opt.case_file, "gradient"), job.log);
+  if (insitu.active()) {
+    job.forward_insitu = &insitu;
+    const double t_total = std::accumulate(dts.begin(), dts.end(), 0.0);
+    job.driver.set_reverse_outputs([&insitu, steps, t_total](long k, double t,
+                                                             const adjoint::ReverseState& r) {
+      if (k != 0 && !insitu.due(k))
+        return;
+      insitu.execute(
+          [&](io::InSituBuilder& b, long step, double time) {
+            io::InSituFrame frame = adjoint_frame(b, r, step, time);
+            frame.numbers["adjoint_step"] = double(k);
+            frame.numbers["adjoint_time"] = t;
+            return frame;
+          },
+          2 * steps - k, 2 * t_total - t, {{"phase", "reverse"}});
+    });
+  }
   const Gradient g = gradient_or_stop(job, opt, checkpointing, dts);
+  if (insitu.active()) {
+    job.driver.set_reverse_outputs(nullptr);
+    job.forward_insitu = nullptr;
+    job.log.info(insitu.summary());
+  }
   print_outcome(job.log, comm, checkpointing, g, steps);
   io::Json report = io::Json::object();
   report["undertow_version"] = UNDERTOW_VERSION_STRING;

@@ -80,14 +80,15 @@ void InSituOutput::execute(const FrameMaker& make, long step, double time,
   m_insitu->execute(frame);
 }
 
-void InSituOutput::attach(Simulation& sim, FrameMaker make) {
+void InSituOutput::attach(Simulation& sim, FrameMaker make,
+                          const std::map<std::string, std::string>& extra) {
   if (!m_insitu)
     return;
-  execute(make, sim.step(), sim.time());
+  execute(make, sim.step(), sim.time(), extra);
   auto shared = std::make_shared<FrameMaker>(std::move(make));
-  sim.add_callback("in situ",
-                   Cadence::steps(m_every) | Cadence::interval(m_interval) | Cadence::last_step(),
-                   [this, shared](Simulation& s) { execute(*shared, s.step(), s.time()); });
+  sim.add_callback(
+      "in situ", Cadence::steps(m_every) | Cadence::interval(m_interval) | Cadence::last_step(),
+      [this, shared, extra](Simulation& s) { execute(*shared, s.step(), s.time(), extra); });
 }
 
 bool InSituOutput::due(long step) const {
@@ -132,9 +133,12 @@ io::InSituFrame flow_frame(io::InSituBuilder& builder, navier_stokes::NavierStok
     parts.push_back(&cell[a]);
   }
   builder.cell(frame, "vorticity", parts);
+  builder.maximum(frame, "velocity");
+  builder.maximum(frame, "vorticity");
   if (dim == 3) {
     navier_stokes::cell_q_criterion(ns, cell[0]);
     builder.cell(frame, "q_criterion", {&cell[0]});
+    builder.maximum(frame, "q_criterion");
   }
   navier_stokes::cell_mask(ns, cell[0]);
   builder.cell(frame, "mask", {&cell[0]});
@@ -144,6 +148,35 @@ io::InSituFrame flow_frame(io::InSituBuilder& builder, navier_stokes::NavierStok
   }
   frame.metadata["units"] = "lengths m, time s, velocity m/s, pressure m^2/s^2 (kinematic), "
                             "vorticity 1/s, q_criterion 1/s^2, mask and design 1 in solids";
+  return frame;
+}
+
+io::InSituFrame adjoint_frame(io::InSituBuilder& builder, const adjoint::ReverseState& state,
+                              long step, double time) {
+  const Domain& d = state.ns.domain();
+  const int dim = d.dim();
+  io::InSituFrame frame = builder.begin(step, time);
+  std::array<Field, 3> cell;
+  for (auto& f : cell)
+    f = Field(d, Location::Cell, 0, "insitu::cell");
+  std::vector<const Field*> parts;
+  for (int c = 0; c < dim; ++c) {
+    navier_stokes::cell_mean_of_faces(d, state.lambda[c], c, cell[c]);
+    parts.push_back(&cell[c]);
+  }
+  builder.cell(frame, "adjoint_velocity", parts);
+  builder.maximum(frame, "adjoint_velocity");
+  Field sensitivity(d, Location::Cell, 0, "insitu::sensitivity");
+  for (int c = 0; c < dim; ++c) {
+    navier_stokes::cell_mean_of_faces(d, state.chi_gradient[c], c, cell[0]);
+    axpy(1.0, cell[0], sensitivity);
+  }
+  builder.cell(frame, "sensitivity_chi", {&sensitivity});
+  builder.maximum(frame, "sensitivity_chi");
+  navier_stokes::cell_mask(state.ns, cell[0]);
+  builder.cell(frame, "mask", {&cell[0]});
+  frame.metadata["units"] = "adjoint velocity: J per unit velocity per face; sensitivity_chi: J "
+                            "per unit mask, summed over the steps reversed so far";
   return frame;
 }
 

@@ -6,6 +6,7 @@
 #include "undertow/core/config.hpp"
 #include "undertow/core/log.hpp"
 #include "undertow/core/simulation.hpp"
+#include "undertow/adjoint/gradient.hpp"
 #include "undertow/io/insitu.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
@@ -42,7 +43,8 @@ class InSituOutput {
                const std::map<std::string, std::string>& extra = {});
   /// Hands the current state to the pipelines now (the start: a script's error shows before
   /// any step), then on the [catalyst] cadence and at the last step. Collective.
-  void attach(Simulation& sim, FrameMaker make);
+  void attach(Simulation& sim, FrameMaker make,
+              const std::map<std::string, std::string>& extra = {});
   /// Whether the [catalyst] cadence selects `step` (counting design iterations, for example).
   bool due(long step) const;
   /// "in situ: 12 calls, 3.4 s" for the end of a run (empty if inactive).
@@ -66,6 +68,12 @@ std::map<std::string, std::string> insitu_metadata(const Config& cfg, const std:
 /// Q-criterion), the penalty mask and, if the flow has one, the design field. Collective.
 io::InSituFrame flow_frame(io::InSituBuilder& builder, navier_stokes::NavierStokes& ns, long step,
                            double time);
+
+/// A frame of the reverse sweep of a gradient: the adjoint velocity (cell means of lambda), the
+/// sensitivity to the Brinkman mask summed so far (dJ/dchi, cell means summed over the faces'
+/// components) and the mask. Collective.
+io::InSituFrame adjoint_frame(io::InSituBuilder& builder, const adjoint::ReverseState& state,
+                              long step, double time);
 
 } // namespace jobs
 } // namespace undertow

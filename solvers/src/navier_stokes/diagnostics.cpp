@@ -1,6 +1,7 @@
 #include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/halo.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
@@ -82,6 +83,19 @@ void cell_vorticity(NavierStokes& ns, int a, Field& out) {
   for_each(
       "ns::cell_vorticity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         o(i, j, k) = cell_centre_vorticity(v, a, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
+      });
+}
+
+void cell_mean_of_faces(const Domain& domain, const Field& faces, int c, Field& out) {
+  Field copy(domain, faces.location(), 1, "ns::faces_copy");
+  copy_owned(faces, copy);
+  HaloPlan(domain, faces.location(), 1).fill(copy);
+  const FieldView f = copy.view(), o = out.view();
+  const IndexShift sh = index_shift(out, copy);
+  for_each(
+      "ns::cell_mean_of_faces", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const long fi = i + sh.s[0], fj = j + sh.s[1], fk = k + sh.s[2];
+        o(i, j, k) = 0.5 * (f(fi, fj, fk) + at(f, fi, fj, fk, c, 1));
       });
 }
 

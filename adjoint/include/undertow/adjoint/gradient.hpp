@@ -44,6 +44,19 @@ using ObjectiveBuilder = std::function<ObjectiveSum(navier_stokes::NavierStokes&
 /// sweep of a gradient on the given solver (called once per gradient()).
 using ForwardOutputs = std::function<void(Simulation&, navier_stokes::NavierStokes&)>;
 
+/// The adjoint state after the adjoint of a step, for outputs of the reverse sweep (in-situ
+/// visualisation): the forward solver (its parameters and grid; its state is not that of the
+/// step), lambda (the adjoint velocity, on the faces) and dJ/dchi summed over the steps reversed
+/// so far.
+struct ReverseState {
+  const navier_stokes::NavierStokes& ns;
+  const Velocity3& lambda;
+  const Velocity3& chi_gradient;
+};
+/// Called after the adjoint of each step, with the step k whose state the adjoint has reached
+/// (from the last step down to 0) and its time [s]. Collective.
+using ReverseOutputs = std::function<void(long k, double time, const ReverseState&)>;
+
 class GradientDriver {
  public:
   /// `progress_every`: print a progress line every this many steps of each sweep (0: none).
@@ -73,6 +86,8 @@ class GradientDriver {
   const Checkpointing& checkpointing() const { return m_checkpointing; }
   /// Outputs of the forward sweep of every later gradient() (none by default). Not collective.
   void set_forward_outputs(ForwardOutputs outputs) { m_outputs = std::move(outputs); }
+  /// Outputs of the reverse sweep of every later gradient() (none by default). Not collective.
+  void set_reverse_outputs(ReverseOutputs outputs) { m_reverse = std::move(outputs); }
   /// A solver for m at t = 0 with the initial field set and projected: where every run of the
   /// driver starts. Collective.
   std::unique_ptr<navier_stokes::NavierStokes> start(const Control& m);
@@ -84,6 +99,7 @@ class GradientDriver {
   long m_every;
   Checkpointing m_checkpointing;
   ForwardOutputs m_outputs;
+  ReverseOutputs m_reverse;
 };
 
 /// Shape gradients from dJ/dchi and dJ/dmask_k: dJ/dtheta = sum over faces of (dJ/dchi

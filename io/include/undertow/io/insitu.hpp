@@ -43,6 +43,10 @@ class InSituBuilder {
   void cell(InSituFrame& frame, const std::string& name, const std::vector<const Field*>& parts);
   /// Adds a point array from vertex fields (Location::Node), one per component. Collective.
   void point(InSituFrame& frame, const std::string& name, const std::vector<const Field*>& parts);
+  /// Sets the number <name>_max of `frame` to the largest norm of array `name` over every rank's
+  /// own cells or points (a pipeline's own ranges are its piece's: colour maps and scales that
+  /// must agree over the ranks read these). Collective.
+  void maximum(InSituFrame& frame, const std::string& name) const;
 
  private:
   void add(InSituFrame& frame, const std::string& name, const std::vector<const Field*>& parts,

@@ -20,6 +20,10 @@ class InSituBackend {
   virtual ~InSituBackend() = default;
   /// "ParaView 5.11.0 Catalyst (legacy API)".
   virtual std::string name() const = 0;
+  /// What this rank lacks to run the pipelines (an X display for a ParaView that renders
+  /// through X), or an empty string. Local: InSitu agrees on it over the ranks before
+  /// initialize(). Not collective.
+  virtual std::string missing_prerequisite() = 0;
   /// Loads every script on `comm` with `output_dir` as the pipelines' working folder. Returns
   /// an empty string, or what went wrong (the back end's own messages included). Collective.
   virtual std::string initialize(MPI_Comm comm, const std::vector<std::string>& scripts,

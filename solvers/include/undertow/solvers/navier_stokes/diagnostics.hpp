@@ -41,6 +41,10 @@ double probe(const Domain& domain, const Field& f, const std::array<double, 3>& 
 /// Collective (they fill the velocity ghosts).
 void cell_velocity(NavierStokes& ns, int c, Field& out);
 void cell_vorticity(NavierStokes& ns, int a, Field& out);
+/// Cell means of a face field of component c (`faces` at Location FaceX/Y/Z for c = 0/1/2): the
+/// mean of each cell's two faces, read from a halo-filled copy, so that cells at a rank's upper
+/// side see their upper face too (an adjoint velocity, a sensitivity). Collective.
+void cell_mean_of_faces(const Domain& domain, const Field& faces, int c, Field& out);
 /// The Q-criterion at cell centres of a 3D flow [1/s^2] (cell_centre_q_criterion). Collective.
 void cell_q_criterion(NavierStokes& ns, Field& out);
 /// The Brinkman design field at cell centres, 0 without one. Not collective.
