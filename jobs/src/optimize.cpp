@@ -309,7 +309,17 @@ class OptimisationRecord {
         m_flow(job.domain, m_dir + "/flow", job.config.hash()),
         m_fields_every(job.config.get_int("optimize.fields_every")),
         m_points(static_cast<int>(job.config.get_int("optimize.shape_points"))),
-        m_thickness(settings.min_thickness > 0) {
+        m_thickness(settings.min_thickness > 0),
+        m_insitu(job.config, job.domain, job.case_file, m_dir,
+                 insitu_metadata(job.config, job.case_file, "optimize"), job.log) {
+    // In situ: the initial flow of the initial design first (a broken script stops the run
+    // before any flow solve), then the flow at t_end of every catalyst.every-th design.
+    if (m_insitu.active()) {
+      auto ns = m_job.driver.start(m_job.m);
+      m_insitu.execute([&](io::InSituBuilder& b, long step,
+                           double time) { return flow_frame(b, *ns, step, time); },
+                       0, 0.0, {{"phase", "initial flow"}});
+    }
     m_h = 1e300;
     for (int a = 0; a < job.domain.dim(); ++a)
       m_h = std::min(m_h, job.domain.spacing(a));
@@ -338,8 +348,9 @@ class OptimisationRecord {
     char name[64];
     std::snprintf(name, sizeof name, "/shapes/shape_%04ld.csv", r.iteration);
     outline(r.x, m_dir + name);
-    if (m_fields_every > 0 && r.iteration % m_fields_every == 0)
-      flow(r.x, r.iteration);
+    const bool fields = m_fields_every > 0 && r.iteration % m_fields_every == 0;
+    if (fields || m_insitu.due(r.iteration))
+      flow(r.x, r.iteration, r.objective, fields);
     const double feature = m_design.smallest_feature(r.x);
     if (!m_warned && feature < 2 * m_h) {
       m_warned = true;
@@ -353,9 +364,9 @@ class OptimisationRecord {
   void outline(const std::vector<double>& x, const std::string& path) const {
     write_outline(m_job.domain.comm(), m_design, x, m_points, path);
   }
-  /// The flow of design x at the end of its run, as snapshot `iteration` of flow/ (once per
-  /// iteration). Collective.
-  void flow(const std::vector<double>& x, long iteration) {
+  /// The flow of design x (objective J) at the end of its run, as snapshot `iteration` of
+  /// flow/ (if `fields`) and to the in-situ pipelines (once per iteration). Collective.
+  void flow(const std::vector<double>& x, long iteration, double objective, bool fields = true) {
     if (iteration == m_flow_written)
       return; // (the final design on a multiple of fields_every)
     m_flow_written = iteration;
@@ -364,10 +375,24 @@ class OptimisationRecord {
     Clock clock;
     clock.steps = m_dts;
     Simulation sim(m_job.domain.comm(), stepper, clock);
-    sim.add_finish("flow of the design",
-                   [&](Simulation&) { m_flow.write(*ns, iteration, double(iteration)); });
+    sim.add_finish("flow of the design", [&](Simulation&) {
+      if (fields)
+        m_flow.write(*ns, iteration, double(iteration));
+      if (!m_insitu.active())
+        return;
+      m_insitu.execute(
+          [&](io::InSituBuilder& b, long step, double time) {
+            io::InSituFrame frame = flow_frame(b, *ns, step, time);
+            frame.numbers["objective"] = objective;
+            frame.numbers["flow_time"] = ns->time();
+            return frame;
+          },
+          iteration, double(iteration), {{"phase", "design iteration"}});
+    });
     sim.run();
   }
+  /// "in situ: ..." for the log (empty without pipelines).
+  std::string insitu_summary() const { return m_insitu.summary(); }
 
   double j0 = 0; ///< J of the initial design
 
@@ -397,6 +422,7 @@ class OptimisationRecord {
   double m_h = 0;
   bool m_warned = false;
   long m_flow_written = -1;
+  InSituOutput m_insitu;
 };
 
 /// The outcome in the log, final_design.txt, the final outline and flow, and the report's
@@ -446,7 +472,9 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
   run_on_root(job.domain.comm(),
               [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
   record.outline(result.x, dir + "/shapes/final.csv");
-  record.flow(result.x, result.iterations);
+  record.flow(result.x, result.iterations, result.objective);
+  if (!record.insitu_summary().empty())
+    log.info(record.insitu_summary());
   log.info("flow of the designs (at t_end; 'time' is the design iteration): " + dir +
            "/flow/fields.xmf");
   log.info("the final design's flow: undertow run " + opt.case_file + " " + run_settings);
