@@ -74,4 +74,6 @@ def catalyst_execute(info):
         label.Text = 'reverse sweep: adjoint velocity |lambda| at step %d (0 .. %.3g)' % (step, top)
     else:
         ColorBy(display, ('CELLS', 'vorticity'))
+        # ColorBy may rescale a map to this rank's own data range: the fixed range again.
+        vorticity.RescaleTransferFunction(-40.0, 40.0)
         label.Text = 'forward sweep: vorticity at step %d, t = %.4g s' % (info.timestep, info.time)

@@ -28,7 +28,7 @@
 #include <vtkStringArray.h>
 #include <vtkUnsignedCharArray.h>
 
-#if defined(VTK_USE_X) && !defined(VTK_OPENGL_HAS_OSMESA) && !defined(VTK_OPENGL_HAS_EGL) &&     \
+#if defined(VTK_USE_X) && !defined(VTK_OPENGL_HAS_OSMESA) && !defined(VTK_OPENGL_HAS_EGL) &&       \
     !defined(VTK_DEFAULT_RENDER_WINDOW_OFFSCREEN)
 #define UNDERTOW_CATALYST_NEEDS_X 1
 #include <X11/Xlib.h>
@@ -55,7 +55,8 @@ extern "C" __attribute__((visibility("default"))) Display* XOpenDisplay(const ch
   if (!xlib)
     return nullptr;
   // No display named at all: nothing to wait for.
-  const int attempts = name || std::getenv("DISPLAY") ? 60 : 1;
+  const char* display = name ? name : std::getenv("DISPLAY");
+  const int attempts = display && *display ? 60 : 1;
   for (int attempt = 1;; ++attempt) {
     if (Display* display = xlib(name))
       return display;
@@ -196,8 +197,8 @@ class CatalystBackend final : public undertow::io::InSituBackend {
       auto pipeline = vtkCPPythonPipeline::CreateAndInitializePipeline(script.c_str());
       const std::string said = condensed(m_window->take());
       if (!pipeline || !said.empty())
-        return "pipeline script '" + script + "' failed to load; ParaView said: " +
-               (said.empty() ? "nothing" : said);
+        return "pipeline script '" + script +
+               "' failed to load; ParaView said: " + (said.empty() ? "nothing" : said);
       m_processor->AddPipeline(pipeline);
     }
     return "";
@@ -267,7 +268,9 @@ class CatalystBackend final : public undertow::io::InSituBackend {
 #endif
   }
 
-  ~CatalystBackend() override { finalize(); }
+  ~CatalystBackend() override {
+    finalize();
+  }
 
  private:
   static void add_field(vtkImageData* image, const std::string& name, double value) {

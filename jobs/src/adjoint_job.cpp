@@ -44,25 +44,24 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
   m = control_from_case(config, domain, restart, log);
   driver.set_forward_outputs([this, command](Simulation& sim, navier_stokes::NavierStokes& ns) {
     if (forward_insitu)
-      forward_insitu->attach(
-          sim,
-          [&ns](io::InSituBuilder& b, long step, double time) {
-            return flow_frame(b, ns, step, time);
-          },
-          {{"phase", "forward"}});
+      forward_insitu->attach(sim,
+                             [&ns](io::InSituBuilder& b, long step, double time) {
+                               return flow_frame(b, ns, step, time);
+                             },
+                             {{"phase", "forward"}});
     if (!FlowOutputs::requested(config))
       return;
     ++forward_sweeps;
-      std::string out = loaded.output_dir;
-      if (command != "gradient") {
-        char sub[48];
-        std::snprintf(sub, sizeof sub, "/evaluations/%04ld", forward_sweeps);
-        out += sub;
-        run_on_root(ns.domain().comm(), [&] { io::make_directories(out); });
-      }
-      outputs = std::make_unique<FlowOutputs>(config, ns, out, case_file,
-                                              FlowOutputKinds{false, false, false}, log);
-      outputs->attach(sim);
+    std::string out = loaded.output_dir;
+    if (command != "gradient") {
+      char sub[48];
+      std::snprintf(sub, sizeof sub, "/evaluations/%04ld", forward_sweeps);
+      out += sub;
+      run_on_root(ns.domain().comm(), [&] { io::make_directories(out); });
+    }
+    outputs = std::make_unique<FlowOutputs>(config, ns, out, case_file,
+                                            FlowOutputKinds{false, false, false}, log);
+    outputs->attach(sim);
   });
   // Validate the objective before the long runs.
   navier_stokes::NavierStokes ns(domain, m.flow);

@@ -125,6 +125,7 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
   insitu.attach(sim, [&solver](io::InSituBuilder& b, long step, double time) {
     io::InSituFrame frame = b.begin(step, time);
     b.cell(frame, "concentration", {&solver.concentration()});
+    b.maximum(frame, "concentration");
     return frame;
   });
   sim.run();

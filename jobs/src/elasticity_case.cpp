@@ -271,8 +271,7 @@ io::InSituFrame elasticity_frame(io::InSituBuilder& builder, const LinearElastic
 
 std::unique_ptr<InSituOutput> elasticity_insitu(const RunContext& ctx) {
   return std::make_unique<InSituOutput>(ctx.config, ctx.domain, ctx.case_file, ctx.output_dir,
-                                        insitu_metadata(ctx.config, ctx.case_file, "run"),
-                                        ctx.log);
+                                        insitu_metadata(ctx.config, ctx.case_file, "run"), ctx.log);
 }
 
 namespace {

@@ -11,7 +11,6 @@
 #include "navier_stokes_setup.hpp"
 #include "restart.hpp"
 
-#include "undertow/solvers/navier_stokes/diagnostics.hpp"
 #include "undertow/adjoint/parameters.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
@@ -20,6 +19,7 @@
 #include "undertow/io/files.hpp"
 #include "undertow/io/json.hpp"
 #include "undertow/io/xdmf.hpp"
+#include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -382,19 +382,19 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   if (insitu.active()) {
     job.forward_insitu = &insitu;
     const double t_total = std::accumulate(dts.begin(), dts.end(), 0.0);
-    job.driver.set_reverse_outputs([&insitu, steps, t_total](long k, double t,
-                                                             const adjoint::ReverseState& r) {
-      if (k != 0 && !insitu.due(k))
-        return;
-      insitu.execute(
-          [&](io::InSituBuilder& b, long step, double time) {
-            io::InSituFrame frame = adjoint_frame(b, r, step, time);
-            frame.numbers["adjoint_step"] = double(k);
-            frame.numbers["adjoint_time"] = t;
-            return frame;
-          },
-          2 * steps - k, 2 * t_total - t, {{"phase", "reverse"}});
-    });
+    job.driver.set_reverse_outputs(
+        [&insitu, steps, t_total](long k, double t, const adjoint::ReverseState& r) {
+          if (k != 0 && !insitu.due(k))
+            return;
+          insitu.execute(
+              [&](io::InSituBuilder& b, long step, double time) {
+                io::InSituFrame frame = adjoint_frame(b, r, step, time);
+                frame.numbers["adjoint_step"] = double(k);
+                frame.numbers["adjoint_time"] = t;
+                return frame;
+              },
+              2 * steps - k, 2 * t_total - t, {{"phase", "reverse"}});
+        });
   }
   const Gradient g = gradient_or_stop(job, opt, checkpointing, dts);
   if (insitu.active()) {

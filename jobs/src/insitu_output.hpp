@@ -3,10 +3,10 @@
 // cadence they run at, and the frames each model hands them. A Simulation callback for time
 // loops; `optimize` and the reverse sweep of `gradient` call execute() themselves.
 
+#include "undertow/adjoint/gradient.hpp"
 #include "undertow/core/config.hpp"
 #include "undertow/core/log.hpp"
 #include "undertow/core/simulation.hpp"
-#include "undertow/adjoint/gradient.hpp"
 #include "undertow/io/insitu.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 

@@ -4,6 +4,7 @@
 # SERVER: the first X display number to try (each test starts at its own, so that tests running
 # at the same time do not race for one); OUT: the run's output folder (--output of COMMAND).
 set -u
+set -f # the check arguments hold glob patterns for the checker itself
 server=$1 out=$2 check=$3 check_args=$4
 shift 4
 for tool in xvfb-run pvpython; do

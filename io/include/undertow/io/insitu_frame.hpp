@@ -26,11 +26,11 @@ struct InSituFrame {
   long step = 0;
   double time = 0; ///< [s] (or a design iteration's number, see metadata "time_means")
   int dim = 2;
-  std::array<long, 3> whole_cells{};       ///< global cells per axis (1 along z in 2D)
-  std::array<long, 3> piece_begin{};       ///< first global cell of this piece, ghosts included
-  std::array<long, 3> piece_end{};         ///< one past its last global cell
-  std::array<double, 3> origin{};          ///< lower corner of the box
-  std::array<double, 3> spacing{};         ///< cell size per axis
+  std::array<long, 3> whole_cells{}; ///< global cells per axis (1 along z in 2D)
+  std::array<long, 3> piece_begin{}; ///< first global cell of this piece, ghosts included
+  std::array<long, 3> piece_end{};   ///< one past its last global cell
+  std::array<double, 3> origin{};    ///< lower corner of the box
+  std::array<double, 3> spacing{};   ///< cell size per axis
   /// The box, x_min, x_max, y_min, y_max, z_min, z_max (z 0 in 2D): pipelines place cameras by
   /// it, since a piece's own bounds differ from rank to rank.
   std::array<double, 6> bounds{};
