@@ -275,8 +275,11 @@ InSitu::~InSitu() {
 void InSitu::execute(const InSituFrame& frame) {
   const auto start = std::chrono::steady_clock::now();
   const std::string error = first_error(m_comm, m_backend->backend->execute(frame));
-  m_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ++m_calls;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m_seconds += seconds;
+  if (++m_calls == 1)
+    m_first_seconds = seconds;
   if (error.empty())
     return;
   if (m_calls == 1) // the start, before any step

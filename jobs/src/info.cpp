@@ -9,10 +9,12 @@
 #include "undertow/core/field.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/hdf5_info.hpp"
+#include "undertow/io/insitu.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <boost/version.hpp>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -52,11 +54,18 @@ int command_info(const Communicator& comm, const std::vector<std::string>& args)
       << "  PETSc             " << linear::petsc_version() << "\n"
       << "  HDF5              " << io::hdf5_version() << "\n"
       << "  Boost             " << BOOST_VERSION / 100000 << "." << BOOST_VERSION / 100 % 1000
-      << "." << BOOST_VERSION % 100 << " (program_options)\n"
+      << "." << BOOST_VERSION % 100 << " (program_options)\n";
+  // The in-situ plugin is loaded by runs with [catalyst] only (docs/insitu.md).
+  const std::string plugin = io::insitu_plugin_path({});
+  const bool found = std::filesystem::exists(plugin);
 #ifdef UNDERTOW_HAVE_CATALYST
-      << "  ParaView Catalyst available (legacy API; not used yet)\n";
+  out << "  ParaView Catalyst legacy API, plugin " << plugin
+      << (found ? "" : " (missing: reinstall, or set UNDERTOW_CATALYST_PLUGIN)") << "\n";
 #else
-      << "  ParaView Catalyst not built (UNDERTOW_ENABLE_CATALYST)\n";
+  out << "  ParaView Catalyst "
+      << (found ? "plugin " + plugin + " (UNDERTOW_CATALYST_PLUGIN)"
+                : std::string("not built (UNDERTOW_ENABLE_CATALYST)"))
+      << "\n";
 #endif
   out << "  models            ";
   for (const auto& m : models())

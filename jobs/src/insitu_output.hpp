@@ -47,6 +47,9 @@ class InSituOutput {
               const std::map<std::string, std::string>& extra = {});
   /// Whether the [catalyst] cadence selects `step` (counting design iterations, for example).
   bool due(long step) const;
+  long calls() const { return m_insitu ? m_insitu->calls() : 0; }
+  double seconds() const { return m_insitu ? m_insitu->seconds() : 0.0; } ///< on this rank
+  double first_seconds() const { return m_insitu ? m_insitu->first_seconds() : 0.0; }
   /// "in situ: 12 calls, 3.4 s" for the end of a run (empty if inactive).
   std::string summary() const;
 

@@ -401,6 +401,11 @@ RunResult run_navier_stokes(const RunContext& ctx) {
   RunResult result;
   result.timers = ns.timers();
   report_flow(ctx, ns, sim, outputs, stepper.poisson_total, result.figures);
+  if (insitu.active()) {
+    result.figures["insitu_calls"] = double(insitu.calls());
+    result.figures["insitu_seconds"] = insitu.seconds();
+    result.figures["insitu_first_seconds"] = insitu.first_seconds();
+  }
   check_flow(ctx, ns, field, has_exact, result);
   return result;
 }

@@ -85,6 +85,8 @@ class InSitu {
   const std::string& backend_name() const { return m_name; }
   long calls() const { return m_calls; }
   double seconds() const { return m_seconds; } ///< wall time spent in execute() on this rank
+  /// The first call's share of seconds(): it also sets the pipelines up (imports, views).
+  double first_seconds() const { return m_first_seconds; }
 
  private:
   const Communicator& m_comm;
@@ -93,6 +95,7 @@ class InSitu {
   std::unique_ptr<Backend> m_backend;
   long m_calls = 0;
   double m_seconds = 0;
+  double m_first_seconds = 0;
 };
 
 /// The plugin path InSitu would load with these options (for `undertow info`). Not collective.
