@@ -8,9 +8,11 @@
   - the wake CSV equals the HDF5 snapshot of the same step, cell by cell (the probe line takes
     each cell's value);
   - with a reference folder (the run on 1 rank): every image agrees with its reference within a
-    small per-pixel tolerance.
+    small per-pixel tolerance;
+  - with --street (a run long enough to shed): the vortex street in the last image, vortices of
+    alternating sign along the wake's centre line downstream of the cylinder.
 
-Usage: pvpython check_cylinder.py RUN_DIR NX NY [REFERENCE_RUN_DIR]
+Usage: pvpython check_cylinder.py RUN_DIR NX NY [REFERENCE_RUN_DIR] [--street]
 """
 import csv
 import glob
@@ -24,8 +26,10 @@ from paraview.simple import OpenDataFile
 from vtkmodules.vtkIOImage import vtkPNGReader
 from vtkmodules.util.numpy_support import vtk_to_numpy
 
-run_dir, nx, ny = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-reference = sys.argv[4] if len(sys.argv) > 4 else None
+street = "--street" in sys.argv
+args = [a for a in sys.argv[1:] if a != "--street"]
+run_dir, nx, ny = args[0], int(args[1]), int(args[2])
+reference = args[3] if len(args) > 3 else None
 length = (2.2, 0.41)
 failures = []
 
@@ -73,6 +77,25 @@ for step in pngs:
                             f"{blue} blue pixels)")
         if tint > 60:
             failures.append(f"step {step}: the centre line upstream is not neutral ({tint})")
+    if street and step == pngs[-1]:
+        # Along y = 0.2 from x = 0.5 to 1.8: columns whose band |y - 0.2| < 0.08 is mostly red
+        # or mostly blue; the street makes runs of alternating colour.
+        h, w, _ = pixels.shape
+        band = pixels[int(0.12 / length[1] * h):int(0.28 / length[1] * h)]
+        colours = []
+        for x in range(int(0.5 / length[0] * w), int(1.8 / length[0] * w)):
+            column = band[:, x]
+            red = ((column[:, 0] > 170) & (column[:, 2] < 110)).sum()
+            blue = ((column[:, 2] > 170) & (column[:, 0] < 110)).sum()
+            if max(red, blue) > 0.1 * len(column):
+                colour = "r" if red > blue else "b"
+                if not colours or colours[-1] != colour:
+                    colours.append(colour)
+        print(f"step {step}: the wake's centre line shows vortices of sign {''.join(colours)}")
+        if len(colours) < 4:
+            failures.append(f"step {step}: no vortex street behind the cylinder (vortex signs "
+                            f"along the wake: '{''.join(colours)}', expected at least 4 "
+                            "alternating)")
     if reference:
         ref = image(os.path.join(reference, "insitu", f"vorticity_{step:06d}.png"))
         if ref.shape != pixels.shape:

@@ -100,7 +100,7 @@ TEST(NavierStokes, CellCentredOutputFieldsAreSecondOrder) {
                          C * std::sin(y) + B * std::cos(x)};
     return v[c];
   };
-  std::vector<double> velocity_errors, vorticity_errors, q_errors;
+  std::vector<double> velocity_errors, vorticity_errors;
   for (long n : {16, 32}) {
     const Domain d(comm, box(3, {n, n, n}, {2 * kPi, 2 * kPi, 2 * kPi}, {true, true, true}));
     NavierStokes ns(d, NavierStokesParams());
@@ -128,32 +128,50 @@ TEST(NavierStokes, CellCentredOutputFieldsAreSecondOrder) {
                       return smooth(c, x, y, z);
                     }));
     }
-    // Q = -1/2 sum_cb (d u_c/d x_b)(d u_b/d x_c) of the same field.
-    const auto gradient = [](int c, int b, double x, double y, double z) {
-      const double sx = std::sin(x + 0.5 * c), cx = std::cos(x + 0.5 * c);
-      const double sy = std::sin(y - 0.3 * c), cy = std::cos(y - 0.3 * c);
-      const double sz = std::sin(z + 0.2 * c), cz = std::cos(z + 0.2 * c);
-      return b == 0 ? cx * cy * cz : b == 1 ? -sx * sy * cz : -sx * cy * sz;
-    };
+    velocity_errors.push_back(ev);
+    vorticity_errors.push_back(ew);
+  }
+  EXPECT_GT(std::log2(velocity_errors[0] / velocity_errors[1]), 1.9);
+  EXPECT_GT(std::log2(vorticity_errors[0] / vorticity_errors[1]), 1.9);
+  if (comm.is_root())
+    std::printf("cell-centred velocity errors %.3e %.3e, vorticity errors %.3e %.3e\n",
+                velocity_errors[0], velocity_errors[1], vorticity_errors[0], vorticity_errors[1]);
+}
+
+TEST(NavierStokes, QCriterionIsSecondOrder) {
+  // The Q-criterion at cell centres (what in-situ pipelines contour) against the exact
+  // Q = -1/2 sum_cb (d u_c/d x_b)(d u_b/d x_c) of a field that varies along every axis. A product
+  // of gradients: 16 -> 32 cells is still pre-asymptotic (observed order 1.89), so 24 -> 48.
+  const auto& comm = world();
+  const auto field = [](int c, double x, double y, double z) {
+    return std::sin(x + 0.5 * c) * std::cos(y - 0.3 * c) * std::cos(z + 0.2 * c);
+  };
+  const auto gradient = [](int c, int b, double x, double y, double z) {
+    const double sx = std::sin(x + 0.5 * c), cx = std::cos(x + 0.5 * c);
+    const double sy = std::sin(y - 0.3 * c), cy = std::cos(y - 0.3 * c);
+    const double sz = std::sin(z + 0.2 * c), cz = std::cos(z + 0.2 * c);
+    return b == 0 ? cx * cy * cz : b == 1 ? -sx * sy * cz : -sx * cy * sz;
+  };
+  std::vector<double> errors;
+  for (long n : {24, 48}) {
+    const Domain d(comm, box(3, {n, n, n}, {2 * kPi, 2 * kPi, 2 * kPi}, {true, true, true}));
+    NavierStokes ns(d, NavierStokesParams());
+    set_velocity(
+        ns, [&](int c, double x, double y, double z, double) { return field(c, x, y, z); }, 0.0);
+    Field cell(d, Location::Cell, 0, "cell");
     cell_q_criterion(ns, cell);
-    q_errors.push_back(max_cell_error(comm, cell, [&](double x, double y, double z) {
+    errors.push_back(max_cell_error(comm, cell, [&](double x, double y, double z) {
       double q = 0;
       for (int c = 0; c < 3; ++c)
         for (int b = 0; b < 3; ++b)
           q -= 0.5 * gradient(c, b, x, y, z) * gradient(b, c, x, y, z);
       return q;
     }));
-    velocity_errors.push_back(ev);
-    vorticity_errors.push_back(ew);
   }
-  EXPECT_GT(std::log2(velocity_errors[0] / velocity_errors[1]), 1.9);
-  EXPECT_GT(std::log2(vorticity_errors[0] / vorticity_errors[1]), 1.9);
-  EXPECT_GT(std::log2(q_errors[0] / q_errors[1]), 1.9);
   if (comm.is_root())
-    std::printf("cell-centred velocity errors %.3e %.3e, vorticity errors %.3e %.3e, Q-criterion "
-                "errors %.3e %.3e\n",
-                velocity_errors[0], velocity_errors[1], vorticity_errors[0], vorticity_errors[1],
-                q_errors[0], q_errors[1]);
+    std::printf("Q-criterion errors %.3e %.3e: order %.3f\n", errors[0], errors[1],
+                std::log2(errors[0] / errors[1]));
+  EXPECT_GT(std::log2(errors[0] / errors[1]), 1.9);
 }
 
 /// Max velocity errors of the ABC (Arnold-Beltrami-Childress) flow on n^3 grids at t = 0.5. It
