@@ -342,13 +342,6 @@ void read_series(const Communicator& comm, const std::string& path, std::vector<
     throw ConfigError("objective.probe_data: no 'time,value' rows in " + path);
 }
 
-/// `path` as given if it exists, else relative to the case file's folder if it exists there.
-std::string data_file(const std::string& case_file, const std::string& path) {
-  const auto relative = std::filesystem::path(case_file).parent_path() / path;
-  return !std::filesystem::exists(path) && std::filesystem::exists(relative) ? relative.string()
-                                                                             : path;
-}
-
 struct Registered {
   std::string description;
   ObjectiveFactory factory;
@@ -417,7 +410,7 @@ std::map<std::string, Registered>& registry() {
           if (path.empty())
             throw ConfigError("objective term 'velocity_misfit' needs objective.target_file (an "
                               "HDF5 restart file with datasets u, v[, w] on this grid)");
-          path = data_file(c.case_file, path);
+          path = io::path_near_case(c.case_file, path);
           try {
             return velocity_misfit(c.ns, path);
           } catch (const ConfigError&) {
@@ -436,7 +429,7 @@ std::map<std::string, Registered>& registry() {
           if (path.empty())
             throw ConfigError("objective term 'probe_misfit' needs objective.probe_data (a CSV "
                               "file of 'time,value' rows)");
-          path = data_file(c.case_file, path);
+          path = io::path_near_case(c.case_file, path);
           const auto x = point(c.config.get_real_list("objective.probe"), d.dim(), 0);
           require_inside(d, x, "objective.probe");
           const long comp = c.config.get_int("objective.probe_component");

@@ -93,5 +93,11 @@ std::string read_file(const std::string& path) {
   return text;
 }
 
+std::string path_near_case(const std::string& case_file, const std::string& path) {
+  const auto relative = std::filesystem::path(case_file).parent_path() / path;
+  return !std::filesystem::exists(path) && std::filesystem::exists(relative) ? relative.string()
+                                                                             : path;
+}
+
 } // namespace io
 } // namespace undertow

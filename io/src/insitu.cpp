@@ -8,7 +8,6 @@
 #include <cmath>
 #include <dlfcn.h>
 #include <filesystem>
-#include <unistd.h>
 
 #ifndef UNDERTOW_INSITU_PLUGIN_INSTALLED
 #define UNDERTOW_INSITU_PLUGIN_INSTALLED ""

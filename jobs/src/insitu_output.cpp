@@ -1,5 +1,6 @@
 #include "insitu_output.hpp"
 
+#include "undertow/io/files.hpp"
 #include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
 #include <cstdio>
@@ -9,13 +10,6 @@ namespace undertow {
 namespace jobs {
 
 namespace {
-
-/// `path` as given if it exists, else relative to the case file's folder if it exists there.
-std::string script_path(const std::string& case_file, const std::string& path) {
-  const auto relative = std::filesystem::path(case_file).parent_path() / path;
-  return !std::filesystem::exists(path) && std::filesystem::exists(relative) ? relative.string()
-                                                                             : path;
-}
 
 /// Three cell fields of `domain` to compute a frame's arrays in.
 std::array<Field, 3> scratch_cells(const Domain& domain) {
@@ -59,7 +53,7 @@ InSituOutput::InSituOutput(const Config& cfg, const Domain& domain, const std::s
                       "catalyst.interval: say how often the pipelines run");
   io::InSituOptions options;
   for (const auto& s : scripts)
-    options.scripts.push_back(script_path(case_file, s));
+    options.scripts.push_back(io::path_near_case(case_file, s));
   options.output_dir = output_dir + "/insitu";
   m_insitu = std::make_unique<io::InSitu>(domain.comm(), options);
   m_builder = std::make_unique<io::InSituBuilder>(domain);
@@ -93,10 +87,11 @@ void InSituOutput::attach(Simulation& sim, FrameMaker make,
   if (!m_insitu)
     return;
   execute(make, sim.step(), sim.time(), extra);
-  auto shared = std::make_shared<FrameMaker>(std::move(make));
-  sim.add_callback(
-      "in situ", Cadence::steps(m_every) | Cadence::interval(m_interval) | Cadence::last_step(),
-      [this, shared, extra](Simulation& s) { execute(*shared, s.step(), s.time(), extra); });
+  sim.add_callback("in situ",
+                   Cadence::steps(m_every) | Cadence::interval(m_interval) | Cadence::last_step(),
+                   [this, make = std::move(make), extra](Simulation& s) {
+                     execute(make, s.step(), s.time(), extra);
+                   });
 }
 
 bool InSituOutput::due(long step) const {

@@ -16,6 +16,10 @@ void write_file_atomic(const std::string& path, const std::string& content);
 /// Creates `path` and its parents if missing. Throws Error if that fails. Not collective.
 void make_directories(const std::string& path);
 
+/// A file a case file names: `path` as given if it exists, else relative to the case file's
+/// folder if it exists there (else `path` as given, for the caller's error). Not collective.
+std::string path_near_case(const std::string& case_file, const std::string& path);
+
 /// Largest input text file read_file takes (case files, reference data, journals) [bytes].
 constexpr std::size_t kMostInputBytes = std::size_t(256) << 20;
 
