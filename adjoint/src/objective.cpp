@@ -260,20 +260,18 @@ class VelocityMisfit : public Objective {
 
 /// 1/2 (u_c(x_p, t) - d(t))^2: the cell-centred velocity component at a probe against a
 /// measured time series d (CSV rows "time,value", interpolated linearly in time).
-class ProbeMisfit : public Objective {
+/// u_c at the centre of the cell containing x, as a dot product with face weights (so that its
+/// derivative is the weights themselves): the mean of the cell's two faces along c.
+class ProbePoint {
  public:
-  ProbeMisfit(navier_stokes::NavierStokes& ns, std::array<double, 3> x, int component,
-              std::vector<double> times, std::vector<double> values)
-      : m_domain(ns.domain()), m_c(component), m_times(std::move(times)),
-        m_values(std::move(values)) {
-    if (m_times.empty() || m_times.size() != m_values.size())
-      throw ConfigError("probe_misfit: the data needs as many values as times, at least one");
+  ProbePoint(navier_stokes::NavierStokes& ns, std::array<double, 3> x, int component)
+      : m_domain(ns.domain()), m_c(component) {
     m_weights = ns.make_velocity("adj::probe");
     Field cells(m_domain, Location::Cell, 1, "adj::probe_cells");
     long idx[3];
     if (owned_cell(m_domain, cells, x, idx)) {
-      // Cell centre value: the mean of the cell's two faces along c (the same local indices:
-      // equal ghost widths). The upper face may be a ghost; prepare_adjoint sends it home.
+      // The same local indices for both faces (equal ghost widths). The upper face may be a
+      // ghost; prepare_adjoint sends it home.
       auto host = Kokkos::create_mirror_view(m_weights[m_c].view());
       Kokkos::deep_copy(host, 0.0);
       host(idx[0], idx[1], idx[2]) += 0.5;
@@ -281,22 +279,60 @@ class ProbeMisfit : public Objective {
       Kokkos::deep_copy(m_weights[m_c].view(), host);
     }
   }
-  std::string describe() const override { return std::string("probe misfit of ") + "uvw"[m_c]; }
-  double value(const StepState& s) override {
-    const double r = probe(s) - data(s.time);
-    return 0.5 * r * r;
+  int component() const { return m_c; }
+  /// u_c(x) in the state. Collective.
+  double value(const StepState& s) const {
+    return global_dot_with_ghosts(m_domain.comm(), m_weights[m_c], (*s.velocity)[m_c]);
   }
-  void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
-    const double r = probe(s) - data(s.time);
+  /// Adds weight * du_c(x)/du to the seeds. Not collective.
+  void add_derivative(double weight, StepSeeds& seeds) const {
     for (int c = 0; c < m_domain.dim(); ++c)
-      axpy_all(weight * r, m_weights[c], seeds.velocity[c]);
+      axpy_all(weight, m_weights[c], seeds.velocity[c]);
     seeds.has_velocity = true;
   }
 
  private:
-  double probe(const StepState& s) const {
-    return global_dot_with_ghosts(m_domain.comm(), m_weights[m_c], (*s.velocity)[m_c]);
+  const Domain& m_domain;
+  int m_c;
+  Velocity3 m_weights;
+};
+
+class ProbeValue : public Objective {
+ public:
+  ProbeValue(navier_stokes::NavierStokes& ns, std::array<double, 3> x, int component)
+      : m_probe(ns, x, component) {}
+  std::string describe() const override {
+    return std::string("probe of ") + "uvw"[m_probe.component()];
   }
+  double value(const StepState& s) override { return m_probe.value(s); }
+  void add_derivative(const StepState&, double weight, StepSeeds& seeds) override {
+    m_probe.add_derivative(weight, seeds);
+  }
+
+ private:
+  ProbePoint m_probe;
+};
+
+class ProbeMisfit : public Objective {
+ public:
+  ProbeMisfit(navier_stokes::NavierStokes& ns, std::array<double, 3> x, int component,
+              std::vector<double> times, std::vector<double> values)
+      : m_probe(ns, x, component), m_times(std::move(times)), m_values(std::move(values)) {
+    if (m_times.empty() || m_times.size() != m_values.size())
+      throw ConfigError("probe_misfit: the data needs as many values as times, at least one");
+  }
+  std::string describe() const override {
+    return std::string("probe misfit of ") + "uvw"[m_probe.component()];
+  }
+  double value(const StepState& s) override {
+    const double r = m_probe.value(s) - data(s.time);
+    return 0.5 * r * r;
+  }
+  void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
+    m_probe.add_derivative(weight * (m_probe.value(s) - data(s.time)), seeds);
+  }
+
+ private:
   double data(double t) const {
     if (t <= m_times.front())
       return m_values.front();
@@ -307,9 +343,7 @@ class ProbeMisfit : public Objective {
     const double f = (t - m_times[i - 1]) / (m_times[i] - m_times[i - 1]);
     return (1 - f) * m_values[i - 1] + f * m_values[i];
   }
-  const Domain& m_domain;
-  int m_c;
-  Velocity3 m_weights;
+  ProbePoint m_probe;
   std::vector<double> m_times, m_values;
 };
 
@@ -469,6 +503,10 @@ std::unique_ptr<Objective> probe_misfit(navier_stokes::NavierStokes& ns, std::ar
                                         int component, std::vector<double> times,
                                         std::vector<double> values) {
   return std::make_unique<ProbeMisfit>(ns, x, component, std::move(times), std::move(values));
+}
+std::unique_ptr<Objective> probe_value(navier_stokes::NavierStokes& ns, std::array<double, 3> x,
+                                       int component) {
+  return std::make_unique<ProbeValue>(ns, x, component);
 }
 
 void register_objective(const std::string& name, const std::string& description,

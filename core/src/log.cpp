@@ -40,7 +40,8 @@ void Log::attach_file(const std::string& path) {
 void Log::info(const std::string& line) const {
   if (!m_root)
     return;
-  std::cout << line << '\n' << std::flush;
+  if (m_echo)
+    std::cout << line << '\n' << std::flush;
   if (m_file)
     *m_file << line << '\n' << std::flush;
 }

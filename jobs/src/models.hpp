@@ -75,6 +75,12 @@ struct LoadedCase {
 /// Throws ConfigError. Collective.
 LoadedCase load_case(const Communicator& comm, const std::string& case_file,
                      const std::vector<std::string>& overrides, const std::string& output);
+/// The same from the case's text, the same on every rank (the Python package's cases given as
+/// dicts); `case_file` names it in messages and is where relative data files are looked for.
+/// Throws ConfigError. Collective.
+LoadedCase load_case_text(const Communicator& comm, const std::string& text,
+                          const std::string& case_file, const std::vector<std::string>& overrides,
+                          const std::string& output);
 
 /// check.l2_error_max and check.linf_error_max, for models checked against a reference
 /// solution. Not collective.

@@ -96,7 +96,12 @@ LoadedCase load_case(const Communicator& comm, const std::string& case_file,
   // Rank 0 reads the case file; every rank parses and validates the same text.
   std::string text;
   run_on_root(comm, [&] { text = io::read_file(case_file); });
-  text = comm.broadcast(text);
+  return load_case_text(comm, comm.broadcast(text), case_file, overrides, output);
+}
+
+LoadedCase load_case_text(const Communicator& comm, const std::string& text,
+                          const std::string& case_file, const std::vector<std::string>& overrides,
+                          const std::string& output) {
   const RawConfig raw = RawConfig::parse(text, case_file, overrides);
   bool sets_something = false;
   for (const auto& kv : raw.origin)

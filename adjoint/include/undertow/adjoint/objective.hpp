@@ -121,6 +121,10 @@ std::unique_ptr<Objective> pressure_drop(const Domain& domain, std::array<double
 /// Collective.
 std::unique_ptr<Objective> velocity_misfit(navier_stokes::NavierStokes& ns,
                                            const std::string& path);
+/// u_c at the centre of the cell containing x (the mean of its two faces along c) [m/s]: a
+/// sensor, linear in u. Collective.
+std::unique_ptr<Objective> probe_value(navier_stokes::NavierStokes& ns, std::array<double, 3> x,
+                                       int component);
 /// 1/2 (u_c at the cell containing x - d(t))^2, d interpolated linearly in (times, values).
 std::unique_ptr<Objective> probe_misfit(navier_stokes::NavierStokes& ns, std::array<double, 3> x,
                                         int component, std::vector<double> times,

@@ -21,9 +21,13 @@ class Log {
   void attach_file(const std::string& path);
   void info(const std::string& line) const;
   bool is_root() const { return m_root; }
+  /// Whether lines go to stdout (default true); the attached file gets them either way. A
+  /// quiet Log is for library use, e.g. the Python package's calls in a training loop.
+  void set_echo(bool echo) { m_echo = echo; }
 
  private:
   bool m_root;
+  bool m_echo = true;
   std::shared_ptr<std::ofstream> m_file;
 };
 
