@@ -276,6 +276,9 @@ void bind_problem(py::module_& m) {
           "n_outputs", [](P& p) { return p.problem().output_count(); },
           "1 (J) or the number of sensors")
       .def_property_readonly(
+          "scalar", [](P& p) { return !p.problem().has_sensors(); },
+          "True if y is the scalar J of [objective] (no sensors)")
+      .def_property_readonly(
           "outputs", [](P& p) { return p.problem().describe_outputs(); }, "what y is, in words")
       .def("forward", &P::forward, py::arg("params") = py::dict(),
            "y at the case's parameters with `params` ({name: value}) replacing those it names: "
