@@ -25,14 +25,15 @@ jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # --- 1. System packages (Debian 12 / Ubuntu names) -------------------------------------------
 packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev
-          libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev procps python3-matplotlib)
+          libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev procps python3-matplotlib
+          python3-dev python3-pybind11 python3-numpy python3-mpi4py)
 # The tests also run batch jobs on a real single-node Slurm, and a PBS script through its qsub,
 # and in-situ pipelines with ParaView Catalyst under a virtual X server (docs/insitu.md): the
 # ParaView packages are installed with their recommendations (Mesa's software OpenGL among
 # them), which is the set-up checked to render; about 70 s more on a fresh machine.
 catalyst_packages=()
 if [ "$mode" != run ]; then
-  packages+=(slurmctld slurmd slurm-client munge slurm-wlm-torque)
+  packages+=(slurmctld slurmd slurm-client munge slurm-wlm-torque python3-torch python3-venv)
   catalyst_packages=(paraview paraview-dev python3-paraview libnetcdf-dev libfreetype-dev
                      libglew-dev libxml2-dev libx11-dev libboost-dev xvfb xauth)
 fi
@@ -70,13 +71,29 @@ fi
 
 # --- 2. Configure and build ---------------------------------------------------------------------
 mkdir -p "$build"
+# The Python package is built for Debian's python3, whose numpy, mpi4py and torch it uses (not one
+# that a PATH may put first). Its tests run in a virtual environment over it that adds JAX from
+# PyPI (Debian's pip installs nothing into the system Python), pinned to Debian's numpy.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+python_args=(-DPython3_EXECUTABLE="$py")
+if [ "$mode" != run ]; then
+  venv="$build/venv"
+  if ! "$venv/bin/python" -c "import jax" > /dev/null 2>&1; then
+    echo "undertow: a virtual environment for the Python tests in $venv (JAX from PyPI)"
+    "$py" -m venv --system-site-packages "$venv"
+    numpy_version="$("$py" -c 'import numpy; print(numpy.__version__)')"
+    "$venv/bin/pip" install -q "jax==0.4.35" "jaxlib==0.4.35" "numpy==$numpy_version"
+  fi
+  python_args+=(-DUNDERTOW_ENABLE_PYTHON=ON -DUNDERTOW_PYTHON_TEST_INTERPRETER="$venv/bin/python")
+fi
 # The test suite runs the Catalyst tests: a build that failed to find ParaView must say so.
 catalyst=()
 [ "$mode" != run ] && catalyst=(-DUNDERTOW_ENABLE_CATALYST=ON)
 # shellcheck disable=SC2086
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DUNDERTOW_WERROR=ON "${catalyst[@]}" ${UNDERTOW_CMAKE_ARGS:-} \
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DUNDERTOW_WERROR=ON "${catalyst[@]}" "${python_args[@]}" ${UNDERTOW_CMAKE_ARGS:-} \
   > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
-grep -A20 "configuration summary" "$build/configure.log" | sed -n '1,18p' | sed 's/^-- //'
+grep -A20 "configuration summary" "$build/configure.log" | sed -n '1,19p' | sed 's/^-- //'
 cmake --build "$build" -j "$jobs"
 
 # OpenMPI refuses to run as root, or with more ranks than cores, unless told that it is wanted.
@@ -103,7 +120,4 @@ mpiexec -n "$ranks" "$build/bin/undertow" optimize "$case_file" --output "$out"
 echo
 echo "undertow: main job finished:"
 grep -E "^objective: |^final design: " "$out/optimize.log" | tail -n 2
-# Debian's python (python3-matplotlib above), not one that a PATH may put first.
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
 "$py" "$root/cases/shape_drag/plot_optimisation.py" "$out" && echo "plots: $out/convergence.png, $out/shapes.png"
