@@ -1,7 +1,8 @@
 """Gradients through the adapters (tests/python/CMakeLists.txt runs this at 1 and 2 ranks):
 
 * torch.autograd.gradcheck (float64) through undertow.torch for the scalar parameters and for
-  a field-valued one (the initial velocity's u on a 12 x 6 grid);
+  the field-valued ones (the initial velocity's u and a design field on a 12 x 6 grid);
+* the case's checkpointing (revolve; multistage with disk slots) gives store-all's gradient;
 * jax.grad (also under jax.jit) against Richardson-extrapolated central differences;
 * J and dJ/dm written to RESULTS.json, which python_compare checks against the CLI's
   `undertow gradient --report` and against the other rank count.
@@ -40,6 +41,23 @@ g = undertow.torch.function(tiny, ["initial.u"])
 field = torch.tensor(u0, dtype=torch.float64, requires_grad=True)
 passed = torch.autograd.gradcheck(g, (field,), eps=1e-6, atol=1e-6, rtol=1e-4)
 check(passed, f"gradcheck for the initial velocity u, a field of shape {tuple(u0.shape)}")
+
+# --- gradcheck: the design field (a Brinkman field per cell, fluid topology) ---------------------
+porous = undertow.Problem(small_case(**{"domain.cells": "12 6", "time.t_end": 0.15,
+                                        "obstacles.design": 0.2}))
+rho = torch.tensor(porous.values()["design"], dtype=torch.float64, requires_grad=True)
+d = undertow.torch.function(porous, ["design"])
+passed = torch.autograd.gradcheck(d, (rho,), eps=1e-6, atol=1e-6, rtol=1e-4)
+check(passed, f"gradcheck for the design field, a field of shape {tuple(rho.shape)}")
+
+# --- checkpointing as the case says: revolve and disk slots give store-all's gradient -----------
+J_all, g_all = problem.value_and_grad({"fluid.nu": 0.04})
+for settings in ({"checkpoint.schedule": "revolve", "checkpoint.ram_slots": 2},
+                 {"checkpoint.schedule": "multistage", "checkpoint.ram_slots": 1,
+                  "checkpoint.disk_slots": 2}):
+    J_c, g_c = undertow.Problem(small_case(**settings)).value_and_grad({"fluid.nu": 0.04})
+    check(J_c == J_all and g_c["fluid.nu"] == g_all["fluid.nu"],
+          f"checkpointing {settings} gives store-all's J and gradient bitwise")
 
 # --- JAX: grad and jit(grad) against central differences ----------------------------------------
 J = undertow.jax.function(problem, SCALARS)

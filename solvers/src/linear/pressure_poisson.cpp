@@ -250,18 +250,28 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
   }
   PetscErrorCode solved = 0;
-  {
+  const auto ksp_solve = [&] {
     const auto active = m_options.activate();
     solved = KSPSolve(m_ksp, m_b, m_x);
-  }
-  if (solved && !m_pc_failure.empty())
-    throw Error("the pressure multigrid preconditioner failed: " + m_pc_failure);
-  check_petsc(solved, "KSPSolve");
+    if (solved && !m_pc_failure.empty())
+      throw Error("the pressure multigrid preconditioner failed: " + m_pc_failure);
+    check_petsc(solved, "KSPSolve");
+  };
+  ksp_solve();
   KSPConvergedReason reason;
   check_petsc(KSPGetConvergedReason(m_ksp, &reason), "KSPGetConvergedReason");
-  SolveStats stats;
   PetscInt iterations = 0;
   check_petsc(KSPGetIterationNumber(m_ksp, &iterations), "KSPGetIterationNumber");
+  if (reason == KSP_DIVERGED_DTOL && iterations == 0) {
+    // The initial guess (the previous solution) leaves a residual beyond dtol times |b|: a
+    // right-hand side that has all but vanished (a flow brought to rest by a design field, the
+    // adjoint of a step that the objective hardly sees). Zero is then the better guess.
+    check_petsc(VecZeroEntries(m_x), "VecZeroEntries");
+    ksp_solve();
+    check_petsc(KSPGetConvergedReason(m_ksp, &reason), "KSPGetConvergedReason");
+    check_petsc(KSPGetIterationNumber(m_ksp, &iterations), "KSPGetIterationNumber");
+  }
+  SolveStats stats;
   check_petsc(KSPGetResidualNorm(m_ksp, &stats.residual), "KSPGetResidualNorm");
   stats.iterations = static_cast<int>(iterations);
   if (reason == KSP_DIVERGED_NANORINF)
