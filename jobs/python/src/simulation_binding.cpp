@@ -186,7 +186,8 @@ void bind_simulation(py::module_& m) {
       .def_property_readonly(
           "step_count", [](Sim& s) { return s.ns().steps(); }, "steps taken")
       .def_property_readonly("dt", &Sim::dt, "the last step's dt [s] (0 before any)")
-      .def_property_readonly("dim", [](Sim& s) { return s.domain().dim(); })
+      .def_property_readonly(
+          "dim", [](Sim& s) { return s.domain().dim(); }, "2 or 3")
       .def_property_readonly(
           "rank", [](Sim& s) { return s.domain().comm().rank(); },
           "this rank in the case's communicator")
@@ -208,7 +209,8 @@ void bind_simulation(py::module_& m) {
           "Steps to the time `until` [s] (the last step shortened to land on it), or `steps` "
           "steps, whichever comes first; with neither, to time.t_end. RunError if the flow "
           "diverges (checked every 10 steps and at the end).")
-      .def_property_readonly("field_names", &Sim::field_names)
+      .def_property_readonly("field_names", &Sim::field_names,
+                             "the fields field() and gather() know: u, v(, w), p, psi")
       .def(
           "field",
           [](py::object self, const std::string& name) {
