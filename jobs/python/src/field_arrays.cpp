@@ -169,5 +169,23 @@ void assign(const Domain& domain, Field& field, const py::object& values, Gather
   Kokkos::deep_copy(field.view(), host);
 }
 
+std::array<double, 3> point_of(const std::vector<double>& x, int dim, const std::string& what) {
+  if (static_cast<int>(x.size()) != dim)
+    throw ConfigError(what + ": a point of a " + std::to_string(dim) + "D case has " +
+                      std::to_string(dim) + " coordinates, not " + std::to_string(x.size()));
+  std::array<double, 3> p{0, 0, 0};
+  for (int a = 0; a < dim; ++a)
+    p[a] = x[a];
+  return p;
+}
+
+int velocity_component(const std::string& name, int dim, const std::string& what) {
+  const int c = name == "u" ? 0 : name == "v" ? 1 : name == "w" ? 2 : -1;
+  if (c < 0 || c >= dim)
+    throw ConfigError(what + " '" + name + "': one of u, v" + (dim == 3 ? ", w" : "") +
+                      " (a velocity component)");
+  return c;
+}
+
 } // namespace python
 } // namespace undertow

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// Fields as NumPy arrays, indexed [i, j] in 2D and [i, j, k] in 3D (x first; the storage is
-/// x-fastest, so the arrays are Fortran-ordered views): this rank's owned points alone
+/// Fields as NumPy arrays (and the points and velocity components Python names), indexed [i, j] in
+/// 2D and [i, j, k] in 3D (x first; the storage is x-fastest, so the arrays are Fortran-ordered
+/// views): this rank's owned points alone
 /// ("local"), or every global point ("global": gathered onto every rank; "root": onto rank 0
 /// only, None elsewhere). Staggered fields have one more point than cells along their normal
 /// (non-periodic axes).
@@ -12,6 +13,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,13 @@ std::vector<long> array_shape(const Domain& domain, const Field& field, Gather g
 /// Collective.
 void assign(const Domain& domain, Field& field, const py::object& values, Gather gather,
             const std::string& what);
+
+/// A point [m] of a `dim`-dimensional case from Python's coordinates; throws ConfigError naming
+/// `what` for a wrong count. Not collective.
+std::array<double, 3> point_of(const std::vector<double>& x, int dim, const std::string& what);
+/// 0, 1, 2 for "u", "v", "w" (the velocity components of a `dim`-dimensional case); throws
+/// ConfigError naming `what` and the choices otherwise. Not collective.
+int velocity_component(const std::string& name, int dim, const std::string& what);
 
 } // namespace python
 } // namespace undertow

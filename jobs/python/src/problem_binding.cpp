@@ -215,18 +215,9 @@ std::vector<Sensor> sensors_from(const py::object& spec, int dim) {
     const py::tuple t = py::cast<py::tuple>(item);
     if (py::len(t) != 2)
       throw ConfigError("a sensor is (component, point), e.g. ('u', (0.5, 0.2))");
-    const std::string name = py::str(t[0]);
     Sensor s;
-    s.component = name == "u" ? 0 : name == "v" ? 1 : name == "w" ? 2 : -1;
-    if (s.component < 0)
-      throw ConfigError("sensor component '" + name + "': one of u, v" + (dim == 3 ? ", w" : "") +
-                        " (the velocity at a cell centre)");
-    const auto x = py::cast<std::vector<double>>(t[1]);
-    if (static_cast<int>(x.size()) != dim)
-      throw ConfigError("a sensor point of a " + std::to_string(dim) + "D case has " +
-                        std::to_string(dim) + " coordinates");
-    for (int a = 0; a < dim; ++a)
-      s.point[a] = x[a];
+    s.component = velocity_component(py::str(t[0]), dim, "sensor component");
+    s.point = point_of(py::cast<std::vector<double>>(t[1]), dim, "sensor point");
     out.push_back(s);
   }
   if (out.empty())

@@ -137,16 +137,6 @@ class FlowSimulation : public Resource {
   double m_dt = 0;
 };
 
-std::array<double, 3> point_of(const std::vector<double>& x, int dim) {
-  if (static_cast<int>(x.size()) != dim)
-    throw ConfigError("a point of a " + std::to_string(dim) + "D case has " + std::to_string(dim) +
-                      " coordinates, not " + std::to_string(x.size()));
-  std::array<double, 3> p{0, 0, 0};
-  for (int a = 0; a < dim; ++a)
-    p[a] = x[a];
-  return p;
-}
-
 std::string location_name(Location loc) {
   switch (loc) {
   case Location::Cell:
@@ -268,14 +258,11 @@ void bind_simulation(py::module_& m) {
       .def(
           "probe",
           [](Sim& s, const std::vector<double>& x, const std::string& name) {
-            const auto p = point_of(x, s.domain().dim());
+            const auto p = point_of(x, s.domain().dim(), "probe point");
             require_inside(s.domain(), p, "probe point");
             if (name == "p")
               return navier_stokes::probe(s.domain(), s.ns().pressure(), p);
-            const int c = name == "u" ? 0 : name == "v" ? 1 : name == "w" ? 2 : -1;
-            if (c < 0 || c >= s.domain().dim())
-              throw ConfigError("probe(name='" + name + "'): one of u, v" +
-                                (s.domain().dim() == 3 ? ", w" : "") + ", p");
+            const int c = velocity_component(name, s.domain().dim(), "probe: name (or p)");
             Field cells(s.domain(), Location::Cell, 0, "python::probe");
             navier_stokes::cell_velocity(s.ns(), c, cells);
             return navier_stokes::probe(s.domain(), cells, p);
