@@ -77,6 +77,25 @@ dy = (p.forward({"fluid.nu": 0.05 + h}) - p.forward({"fluid.nu": 0.05 - h})) / (
 check(relative(g1["fluid.nu"], dy[0]) < 1e-6 and relative(g2["fluid.nu"], dy[1]) < 1e-6,
       f"each sensor's derivative matches central differences ({g1['fluid.nu']:.8e} vs {dy[0]:.8e})")
 
+# --- layouts of field parameters and gradients: global, local, root -----------------------------
+layouts = {}
+for fields in ("global", "local", "root"):
+    p = undertow.Problem(small_case(), fields=fields)
+    layouts[fields] = (p.values()["initial"], p.value_and_grad({"initial": p.values()["initial"]}))
+(u_global, _), (J_global, g_global) = layouts["global"][0], layouts["global"][1]
+slices = [sim.owned_slices(name) for name in ("u", "v")]
+local_values, (J_local, g_local) = layouts["local"]
+check(all(np.array_equal(local_values[c], layouts["global"][0][c][slices[c]]) for c in range(2))
+      and all(np.array_equal(g_local["initial"][c], g_global["initial"][c][slices[c]])
+              for c in range(2)) and J_local == J_global,
+      "fields='local': this rank's owned block of the global values and gradients")
+root_values, (J_root, g_root) = layouts["root"]
+if COMM.rank == 0:
+    ok = all(np.array_equal(g_root["initial"][c], g_global["initial"][c]) for c in range(2))
+else:
+    ok = all(v is None for v in root_values) and all(g is None for g in g_root["initial"])
+check(ok and J_root == J_global, "fields='root': the whole grid on rank 0, None on the others")
+
 # --- clear errors ---------------------------------------------------------------------------------
 problem = undertow.Problem(small_case())
 for params, expected in [({"fluid.mu": 0.1}, "unknown parameter 'fluid.mu'"),

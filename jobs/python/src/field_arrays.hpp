@@ -1,11 +1,10 @@
 #pragma once
 /// \file
-/// Fields as NumPy arrays (and the points and velocity components Python names), indexed [i, j] in
-/// 2D and [i, j, k] in 3D (x first; the storage is x-fastest, so the arrays are Fortran-ordered
-/// views): this rank's owned points alone
-/// ("local"), or every global point ("global": gathered onto every rank; "root": onto rank 0
-/// only, None elsewhere). Staggered fields have one more point than cells along their normal
-/// (non-periodic axes).
+/// Fields as NumPy arrays, and the points and velocity components that Python names. Arrays are
+/// indexed [i, j] in 2D and [i, j, k] in 3D (x first; the storage is x-fastest, so the arrays are
+/// Fortran-ordered views) and hold this rank's owned points alone ("local") or every global
+/// point ("global": gathered onto every rank; "root": onto rank 0 only, None elsewhere).
+/// Staggered fields have one more point than cells along their normal (non-periodic axes).
 
 #include "undertow/core/domain.hpp"
 #include "undertow/core/field.hpp"
