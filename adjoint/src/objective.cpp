@@ -554,8 +554,7 @@ void declare_objective_keys(ConfigSchema& s) {
         "linearly in time)");
 }
 
-ObjectiveSum make_objective(const ObjectiveContext& ctx) {
-  const Config& cfg = ctx.config;
+TimeWindow objective_window(const Config& cfg) {
   TimeWindow window;
   window.average = cfg.get_string("objective.time") == "average";
   const auto w = cfg.get_real_list("objective.window");
@@ -574,6 +573,12 @@ ObjectiveSum make_objective(const ObjectiveContext& ctx) {
                                "longer",
                                t_end));
   }
+  return window;
+}
+
+ObjectiveSum make_objective(const ObjectiveContext& ctx) {
+  const Config& cfg = ctx.config;
+  const TimeWindow window = objective_window(cfg);
   ObjectiveSum sum(window);
   const std::vector<std::string> names = cfg.get_words("objective.terms");
   if (names.empty())

@@ -29,28 +29,19 @@ Problem::Problem(const Communicator& comm, jobs::LoadedCase loaded, std::string 
   m_log.set_echo(verbose);
   const Config& cfg = m_loaded.config;
   m_domain = std::make_unique<Domain>(comm, DomainSpec::from_config(cfg));
-  const int dim = m_domain->dim();
-  for (const Sensor& s : m_sensors) {
-    if (s.component < 0 || s.component >= dim)
-      throw ConfigError("sensor component " + std::to_string(s.component) +
-                        " is not a velocity component of a " + std::to_string(dim) +
-                        "D case (0 to " + std::to_string(dim - 1) + ")");
+  for (const Sensor& s : m_sensors)
     require_inside(*m_domain, s.point, "sensor point");
-  }
   m_log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " Problem: case '" +
              m_loaded.name + "', " + std::to_string(comm.size()) + " MPI rank(s)");
   m_driver = std::make_unique<adjoint::GradientDriver>(
       *m_domain, [this](navier_stokes::NavierStokes& ns) { return objective(ns); }, m_log,
       verbose ? cfg.get_int("output.progress_every") : 0);
   m_m0 = jobs::control_from_case(cfg, *m_domain, restart, m_log);
-  m_parameters = adjoint::scalar_parameters(m_m0, dim);
-  {
-    navier_stokes::NavierStokes ns(*m_domain, m_m0.flow);
-    m_description = objective(ns).describe();
-  }
+  m_parameters = adjoint::scalar_parameters(m_m0, m_domain->dim());
   m_steps = m_driver->choose_steps(m_m0, cfg.get_real("time.t_end"), cfg.get_real("time.dt"),
                                    cfg.get_real("time.cfl"));
   navier_stokes::NavierStokes ns(*m_domain, m_m0.flow);
+  m_description = objective(ns).describe();
   const adjoint::Checkpointing c =
       jobs::checkpointing_from(cfg, ns, static_cast<long>(m_steps.size()), m_loaded.output_dir, "");
   if (c.disk_slots > 0)
@@ -60,10 +51,9 @@ Problem::Problem(const Communicator& comm, jobs::LoadedCase loaded, std::string 
 }
 
 adjoint::ObjectiveSum Problem::objective(navier_stokes::NavierStokes& ns) const {
-  adjoint::ObjectiveSum sum = adjoint::make_objective({m_loaded.config, m_case_file, ns});
   if (m_sensors.empty())
-    return sum;
-  adjoint::ObjectiveSum sensors(sum.window()); // the case's objective.time and window
+    return adjoint::make_objective({m_loaded.config, m_case_file, ns});
+  adjoint::ObjectiveSum sensors(adjoint::objective_window(m_loaded.config));
   for (const Sensor& s : m_sensors)
     sensors.add(1.0, adjoint::probe_value(ns, s.point, s.component));
   return sensors;

@@ -21,7 +21,8 @@ namespace undertow {
 namespace python {
 
 /// A velocity sensor: u_component at the centre of the cell containing `point` [m], with the
-/// case's objective.time (its value at the final time, or its mean over objective.window).
+/// case's objective.time (its value at the final time, or its mean over objective.window). The
+/// caller checks the component (velocity_component); Problem checks that the point is inside.
 struct Sensor {
   std::array<double, 3> point{0, 0, 0};
   int component = 0;

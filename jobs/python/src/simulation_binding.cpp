@@ -72,11 +72,16 @@ class FlowSimulation : public Resource {
       throw ConfigError("dt = " + std::to_string(dt) + " is not a positive time step [s]");
     ns().step(dt);
     m_dt = dt;
+    require_finite();
+    return dt;
+  }
+
+  /// Throws CollectiveError naming the step if the velocity is not finite.
+  void require_finite() {
     if (navier_stokes::has_nonfinite(ns()))
       throw CollectiveError(format("the flow diverged at step %.0f (t = %.6g s, dt = %.3g s): ",
-                                   double(ns().steps()), ns().time(), dt) +
+                                   double(ns().steps()), ns().time(), m_dt) +
                             "the velocity is not finite; reduce time.dt or time.cfl");
-    return dt;
   }
 
   /// Steps to `until` [s] (the last step shortened to land on it) or `steps` steps.
@@ -94,10 +99,7 @@ class FlowSimulation : public Resource {
     Progress progress(m_log, std::isfinite(until) ? until : ns().time(), m_every, ns().time());
     const auto check = [this, &progress](Simulation& s) {
       m_dt = s.dt();
-      if (navier_stokes::has_nonfinite(*m_ns))
-        throw CollectiveError(format("the flow diverged at step %.0f (t = %.6g s, dt = %.3g s): ",
-                                     double(s.step()), s.time(), s.dt()) +
-                              "the velocity is not finite; reduce time.dt or time.cfl");
+      require_finite();
       if (m_every > 0 && (s.step() % m_every == 0 || s.last_step()))
         progress.update(s.step(), s.time(), s.dt(),
                         format("CFL %.3f, pressure iterations %.0f",

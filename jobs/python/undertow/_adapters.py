@@ -58,3 +58,15 @@ def gradient_list(names, gradient, shapes):
             g = gradient[name]
         out.append(np.asarray(g, dtype=np.float64).reshape(shape))
     return out
+
+
+def case_initial(problem):
+    """A callable giving the case's initial velocity (one array per component), read once."""
+    cache = []
+
+    def get():
+        if not cache:
+            cache.append(problem.values()["initial"])
+        return cache[0]
+
+    return get

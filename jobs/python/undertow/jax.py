@@ -33,12 +33,7 @@ def function(problem, names):
     _require_x64()
     scalar = problem.scalar
     out_shape = () if scalar else (problem.n_outputs,)
-    cache = {}
-
-    def case_initial():
-        if "initial" not in cache:
-            cache["initial"] = problem.values()["initial"]
-        return cache["initial"]
+    case_initial = _adapters.case_initial(problem)
 
     def params(arrays):
         return _adapters.params_of(problem, names, arrays, case_initial)

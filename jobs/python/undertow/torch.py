@@ -69,12 +69,7 @@ def function(problem, names):
     """A callable f(*tensors) -> J (or the sensors' values) over the parameters `names` of
     `problem` (an undertow.Problem), differentiable by torch.autograd."""
     names = _adapters.check_names(problem, names)
-    cache = {}
-
-    def case_initial():
-        if "initial" not in cache:
-            cache["initial"] = problem.values()["initial"]
-        return cache["initial"]
+    case_initial = _adapters.case_initial(problem)
 
     def f(*tensors):
         if len(tensors) != len(names):

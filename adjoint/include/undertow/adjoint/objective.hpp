@@ -144,6 +144,9 @@ void register_objective(const std::string& name, const std::string& description,
                         ObjectiveFactory factory);
 /// Declares the [objective] keys. Not collective.
 void declare_objective_keys(ConfigSchema& schema);
+/// When the terms of a case's objective count: objective.time and objective.window (the whole
+/// run for 0 0). Throws ConfigError for an empty window or one past time.t_end. Not collective.
+TimeWindow objective_window(const Config& config);
 /// The objective a case file describes in [objective]. Throws ConfigError naming the key.
 /// Collective (it may read a target file).
 ObjectiveSum make_objective(const ObjectiveContext& context);
