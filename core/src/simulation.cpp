@@ -154,7 +154,7 @@ int Simulation::poll_signal() const {
 }
 
 bool Simulation::fires(Entry& e) const {
-  bool fire = (e.when.on_last_step && m_last) || (e.when.on_signal && m_signal != 0);
+  bool fire = (e.when.on_last_step && m_last && !m_paused) || (e.when.on_signal && m_signal != 0);
   for (long period : e.when.step_periods)
     fire = fire || m_step % period == 0;
   for (long at : e.when.at_steps)
@@ -215,11 +215,22 @@ void Simulation::after_step(double dt) {
     m_signal = 0;
   } else if (code >= 2) {
     m_last = true;
+    m_paused = true;
     m_stopped_by = code == 3 ? "signal" : "walltime";
   }
+  // The step's scheduled callbacks, then those on the signal: a signal callback may save the
+  // state and end the process (a pause), after which the step must be complete as in an
+  // uninterrupted run (its snapshot, its diagnostics row).
+  std::vector<Entry*> on_signal;
   for (Entry& e : m_callbacks)
-    if (fires(e))
-      e.callback(*this);
+    if (fires(e)) {
+      if (e.when.on_signal && m_signal != 0)
+        on_signal.push_back(&e);
+      else
+        e.callback(*this);
+    }
+  for (Entry* e : on_signal)
+    e->callback(*this);
   if (m_last)
     finish();
 }

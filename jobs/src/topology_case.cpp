@@ -189,8 +189,8 @@ long TopologyRun::run(ElasticityFieldWriter& fields, InSituOutput& insitu, RunRe
   });
   // Restart files (restart.every, restart.at_step: in iterations), and one on SIGUSR1, SIGTERM
   // or a spent --walltime budget, after which the run stops (exit 75) with the command that
-  // continues it: before the snapshots, so that a stopped part writes none the uninterrupted
-  // run would not.
+  // continues it (after the iteration's scheduled snapshot; Cadence::last_step() does not fire
+  // on such a pause, so a stopped part writes no snapshot the uninterrupted run would not).
   sim.watch_signals();
   sim.add_callback("restart files", restart_cadence(cfg) | Cadence::signal(), [&](Simulation& s) {
     write_restart_file(s, current_state(), ctx.domain, cfg, ctx.output_dir, ctx.case_file, ctx.log);

@@ -256,6 +256,37 @@ TEST(Simulation, AStopArrivingWithTheLastStepEndsTheRunAsFinished) {
   EXPECT_EQ(until.stopped_by(), "converged");
 }
 
+// A pause (a stop signal or a spent walltime) completes its step as an uninterrupted run does,
+// then saves: the step's scheduled callbacks run before the signal callbacks whatever the order
+// they were added in, and the last-step callbacks do not fire (the run is continued). In a CI
+// run the walltime ran out on a snapshot step of an elastodynamics run: the restart callback,
+// added first, ended the part before the snapshot, and the continued run's series lacked it.
+TEST(Simulation, APauseRunsTheStepsScheduledCallbacksBeforeTheSignalOnes) {
+  for (long pause_at : {4L, 5L}) {
+    CountingModel m;
+    m.signal_at = pause_at;
+    m.signal = SIGTERM;
+    Simulation sim(world(), m, fixed(0.1, 1.0));
+    sim.watch_signals();
+    std::vector<std::string> order;
+    sim.add_callback("restart", Cadence::steps(100) | Cadence::signal(), [&](Simulation& s) {
+      EXPECT_TRUE(s.paused());
+      order.push_back("restart " + std::to_string(s.step()));
+      throw Stopped("stopped by a signal");
+    });
+    sim.add_callback("snapshot", Cadence::steps(2) | Cadence::last_step(), [&](Simulation& s) {
+      order.push_back("snapshot " + std::to_string(s.step()));
+    });
+    EXPECT_THROW(sim.run(), Stopped);
+    std::vector<std::string> expected;
+    for (long step = 2; step <= pause_at; step += 2)
+      expected.push_back("snapshot " + std::to_string(step));
+    expected.push_back("restart " + std::to_string(pause_at));
+    EXPECT_EQ(order, expected) << "pause at step " << pause_at;
+    EXPECT_EQ(sim.stopped_by(), "signal");
+  }
+}
+
 TEST(Simulation, AFailingStepGoesThroughItsHandler) {
   CountingModel m;
   m.fail_at = 4;

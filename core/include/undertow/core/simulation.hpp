@@ -67,13 +67,19 @@ struct Clock {
 };
 
 /// When a callback runs: any of its conditions, checked after each step. Build with the static
-/// functions and combine with |, e.g. `Cadence::steps(10) | Cadence::last_step()`.
+/// functions and combine with |, e.g. `Cadence::steps(10) | Cadence::last_step()`. Within a
+/// step, the callbacks run in the order they were added, except that the callbacks fired by a
+/// signal run after all the others: so a pause (SIGTERM or the walltime, whose callback writes a
+/// restart file and ends the process) comes after the step's snapshot, diagnostics row etc., and
+/// the continued run's series are the uninterrupted run's.
 struct Cadence {
   std::vector<long> step_periods;   ///< the step number is a multiple of one of these (0: none)
   std::vector<long> at_steps;       ///< the step number is one of these
   std::vector<double> time_periods; ///< the first step at or past each multiple of these [s]
-  bool on_last_step = false;        ///< the step that ends the run
-  bool on_signal = false;           ///< a stop or checkpoint signal (or the walltime) arrived
+  /// The step that completes the run (its end time or step count, a stop request); not a
+  /// pause (a stop signal or a spent walltime, after which the run is continued).
+  bool on_last_step = false;
+  bool on_signal = false; ///< a stop or checkpoint signal (or the walltime) arrived
 
   static Cadence steps(long period);
   static Cadence at_step(long step);
@@ -141,8 +147,12 @@ class Simulation {
   double dt() const { return m_dt; }
   /// The dt [s] the clock would take from the current state, before shortening to t_end.
   double next_dt() const;
-  /// Whether the current step ends the run (time or steps reached, or a stop requested).
+  /// Whether the current step ends the run (time or steps reached, or a stop requested), a
+  /// pause included.
   bool last_step() const { return m_last; }
+  /// Whether the run ends here by a pause: a stop signal or a spent walltime, after which it is
+  /// continued from a restart file. Cadence::last_step() does not fire on a pause.
+  bool paused() const { return m_paused; }
   /// The signal this step's callbacks answer: SIGTERM, SIGUSR1, or 0. The walltime budget
   /// reads as SIGTERM. A stop (SIGTERM or the walltime) that arrives with the last step reads
   /// as 0: the run is complete and ends as finished.
@@ -173,6 +183,7 @@ class Simulation {
   long m_step;
   double m_dt = 0;
   bool m_last = false;
+  bool m_paused = false;
   bool m_watch_signals = false;
   bool m_finished = false;
   int m_signal = 0;
