@@ -159,10 +159,13 @@ int Domain::rank_of(std::array<int, 3> coords) const {
   return coords[0] + m_dims[0] * (coords[1] + m_dims[1] * coords[2]);
 }
 
-long Domain::cell_offset(int axis, int c) const {
-  const long n = m_spec.cells[axis], p = m_dims[axis];
-  const long base = n / p, extra = n % p;
+long split_offset(long cells, int parts, int c) {
+  const long base = cells / parts, extra = cells % parts;
   return c * base + (c < extra ? c : extra);
+}
+
+long Domain::cell_offset(int axis, int c) const {
+  return split_offset(m_spec.cells[axis], m_dims[axis], c);
 }
 
 long Domain::cell_count(int axis, int c) const {

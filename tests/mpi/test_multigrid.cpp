@@ -88,60 +88,67 @@ void remove_mean(const Communicator& comm, Field& f, const Domain& d) {
   Kokkos::deep_copy(f.view(), host);
 }
 
+/// The default spec, and one that keeps levels distributed down to 4 cells per rank, so that on
+/// 2 and 4 ranks the transfers run between distributed levels, with agglomerations between them.
+std::vector<MultigridSpec> specs(const PressureFaces& faces) {
+  MultigridSpec fine, distributed;
+  fine.faces = distributed.faces = faces;
+  distributed.min_cells_per_rank = 4;
+  return {fine, distributed};
+}
+
 TEST(Multigrid, RestrictionIsTheTransposeOfProlongation) {
   const auto& comm = world();
-  for (const Problem& s : setups()) {
-    const Domain d = make_domain(comm, s);
-    MultigridSpec spec;
-    spec.faces = s.faces;
-    GeometricMultigrid mg(d, spec);
-    ASSERT_GE(mg.level_count(), 2) << s.name;
-    for (int l = 1; l < mg.level_count(); ++l) {
-      const auto& level = mg.plan().levels[static_cast<std::size_t>(l)];
-      if (level.gathered && !mg.plan().levels[static_cast<std::size_t>(l - 1)].gathered)
-        continue; // a change of layout, not a transfer
-      const Domain& fine = mg.level_domain(l - 1);
-      const Domain& coarse = mg.level_domain(l);
-      const Communicator& c = fine.comm();
-      Field rf(fine, Location::Cell, 1, "rf"), pf(fine, Location::Cell, 1, "pf");
-      Field xc(coarse, Location::Cell, 1, "xc"), bc(coarse, Location::Cell, 1, "bc");
-      set_pseudo_random(rf, 1);
-      set_pseudo_random(xc, 2);
-      mg.prolong_add(l, xc, pf);
-      mg.restrict_to(l, rf, bc);
-      int halved = 0;
-      for (int a = 0; a < 3; ++a)
-        halved += level.halved[a] ? 1 : 0;
-      // <R r, x>_coarse 2^halved = <r, P x>_fine, over owned cells.
-      const double left = global_dot(coarse.comm(), bc, xc) * double(1 << halved);
-      const double right = global_dot(c, rf, pf);
-      EXPECT_NEAR(left, right, 1e-13 * std::abs(right) + 1e-14) << s.name << " level " << l;
+  for (const Problem& s : setups())
+    for (const MultigridSpec& spec : specs(s.faces)) {
+      const Domain d = make_domain(comm, s);
+      GeometricMultigrid mg(d, spec);
+      ASSERT_GE(mg.level_count(), 2) << s.name;
+      for (int l = 1; l < mg.level_count(); ++l) {
+        const auto& level = mg.plan().levels[static_cast<std::size_t>(l)];
+        if (level.agglomerated || !mg.active(l))
+          continue; // a change of ranks, not a transfer; or a level this rank is left out of
+        const Domain& fine = mg.level_domain(l - 1);
+        const Domain& coarse = mg.level_domain(l);
+        const Communicator& c = fine.comm();
+        Field rf(fine, Location::Cell, 1, "rf"), pf(fine, Location::Cell, 1, "pf");
+        Field xc(coarse, Location::Cell, 1, "xc"), bc(coarse, Location::Cell, 1, "bc");
+        set_pseudo_random(rf, 1);
+        set_pseudo_random(xc, 2);
+        mg.prolong_add(l, xc, pf);
+        mg.restrict_to(l, rf, bc);
+        int halved = 0;
+        for (int a = 0; a < 3; ++a)
+          halved += level.halved[a] ? 1 : 0;
+        // <R r, x>_coarse 2^halved = <r, P x>_fine, over owned cells.
+        const double left = global_dot(coarse.comm(), bc, xc) * double(1 << halved);
+        const double right = global_dot(c, rf, pf);
+        EXPECT_NEAR(left, right, 1e-13 * std::abs(right) + 1e-14) << s.name << " level " << l;
+      }
     }
-  }
 }
 
 TEST(Multigrid, VCycleIsSymmetricPositiveDefinite) {
   const auto& comm = world();
-  for (const Problem& s : setups()) {
-    const Domain d = make_domain(comm, s);
-    MultigridSpec spec;
-    spec.faces = s.faces;
-    GeometricMultigrid mg(d, spec);
-    Field a(d, Location::Cell, 1, "a"), c(d, Location::Cell, 1, "c");
-    Field ba(d, Location::Cell, 1, "Ba"), bc(d, Location::Cell, 1, "Bc");
-    set_pseudo_random(a, 3);
-    set_pseudo_random(c, 4);
-    if (mg.singular()) {
-      remove_mean(comm, a, d);
-      remove_mean(comm, c, d);
+  for (const Problem& s : setups())
+    for (const MultigridSpec& spec : specs(s.faces)) {
+      const Domain d = make_domain(comm, s);
+      GeometricMultigrid mg(d, spec);
+      Field a(d, Location::Cell, 1, "a"), c(d, Location::Cell, 1, "c");
+      Field ba(d, Location::Cell, 1, "Ba"), bc(d, Location::Cell, 1, "Bc");
+      set_pseudo_random(a, 3);
+      set_pseudo_random(c, 4);
+      if (mg.singular()) {
+        remove_mean(comm, a, d);
+        remove_mean(comm, c, d);
+      }
+      mg.apply(a, ba);
+      mg.apply(c, bc);
+      const double acb = global_dot(comm, a, bc), cab = global_dot(comm, c, ba);
+      EXPECT_NEAR(acb, cab, 1e-12 * std::abs(acb)) << s.name;
+      EXPECT_GT(global_dot(comm, a, ba), 0.0) << s.name;
+      EXPECT_GT(global_dot(comm, c, bc), 0.0) << s.name;
     }
-    mg.apply(a, ba);
-    mg.apply(c, bc);
-    const double acb = global_dot(comm, a, bc), cab = global_dot(comm, c, ba);
-    EXPECT_NEAR(acb, cab, 1e-12 * std::abs(acb)) << s.name;
-    EXPECT_GT(global_dot(comm, a, ba), 0.0) << s.name;
-    EXPECT_GT(global_dot(comm, c, bc), 0.0) << s.name;
-  }
 }
 
 TEST(Multigrid, TheVCycleReducesTheErrorOfAnyField) {
@@ -245,32 +252,114 @@ TEST(Multigrid, PreconditionedCGIterationsStayFlat) {
 }
 
 TEST(Multigrid, SamePreconditionerOnAnyNumberOfRanks) {
-  // One V-cycle on all ranks against one on rank 0 alone: the same numbers to round-off.
+  // One V-cycle on all ranks, and on 3 of them (uneven splits), against one on rank 0 alone: the
+  // same numbers to round-off, whether the coarse levels are agglomerated early or late.
   const auto& comm = world();
-  for (const Problem& s : setups()) {
-    auto vcycle = [&](const Communicator& c) {
-      const Domain d = make_domain(c, s);
-      MultigridSpec spec;
-      spec.faces = s.faces;
-      GeometricMultigrid mg(d, spec);
-      Field b(d, Location::Cell, 1, "b"), x(d, Location::Cell, 1, "x");
-      set_pseudo_random(b, 7);
-      mg.apply(b, x);
-      return gather_to_root(c, x);
-    };
-    const std::vector<double> full = vcycle(comm);
-    const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
-    std::vector<double> single;
-    if (comm.rank() == 0)
-      single = vcycle(alone);
-    if (comm.is_root()) {
-      double scale = 0, diff = 0;
-      for (std::size_t q = 0; q < full.size(); ++q) {
-        scale = std::max(scale, std::abs(single[q]));
-        diff = std::max(diff, std::abs(single[q] - full[q]));
+  const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+  const Communicator three = comm.split(comm.rank() < 3 ? 0 : 1, comm.rank());
+  for (const Problem& s : setups())
+    for (const MultigridSpec& spec : specs(s.faces)) {
+      auto vcycle = [&](const Communicator& c) {
+        const Domain d = make_domain(c, s);
+        GeometricMultigrid mg(d, spec);
+        Field b(d, Location::Cell, 1, "b"), x(d, Location::Cell, 1, "x");
+        set_pseudo_random(b, 7);
+        mg.apply(b, x);
+        return gather_to_root(c, x);
+      };
+      const std::vector<double> full = vcycle(comm);
+      std::vector<double> single, on_three;
+      if (comm.rank() == 0)
+        single = vcycle(alone);
+      if (comm.size() >= 3 && comm.rank() < 3)
+        on_three = vcycle(three);
+      if (comm.is_root()) {
+        auto max_difference = [&](const std::vector<double>& a) {
+          double scale = 0, diff = 0;
+          for (std::size_t q = 0; q < a.size(); ++q) {
+            scale = std::max(scale, std::abs(single[q]));
+            diff = std::max(diff, std::abs(single[q] - a[q]));
+          }
+          return diff / scale;
+        };
+        const std::string what =
+            s.name + ", min_cells_per_rank " + std::to_string(spec.min_cells_per_rank);
+        EXPECT_LE(max_difference(full), 1e-12) << what << ": " << comm.size() << " ranks against 1";
+        if (comm.size() >= 3) {
+          EXPECT_LE(max_difference(on_three), 1e-12) << what << ": 3 ranks against 1";
+        }
       }
-      EXPECT_LE(diff, 1e-12 * scale) << s.name << ": " << comm.size() << " ranks against 1";
     }
+}
+
+TEST(Multigrid, LevelsStayDistributedUntilSmallThenGoOntoFewerRanks) {
+  // Plans for up to 64 ranks, made on one: every grid of the one-rank hierarchy, each level on
+  // the ranks it can use, the coarsest on one.
+  struct Case {
+    std::array<long, 3> cells;
+    std::array<int, 3> ranks;
+    int dim;
+  };
+  const std::vector<Case> cases = {{{2048, 2048, 1}, {8, 8, 1}, 2}, {{1024, 1024, 1}, {4, 4, 1}, 2},
+                                   {{256, 256, 1}, {2, 2, 1}, 2},   {{220, 41, 1}, {4, 1, 1}, 2},
+                                   {{100, 100, 1}, {3, 3, 1}, 2},   {{96, 80, 1}, {5, 2, 1}, 2},
+                                   {{128, 128, 128}, {4, 4, 4}, 3}, {{96, 64, 48}, {3, 2, 2}, 3}};
+  for (const Case& c : cases) {
+    DomainSpec grid;
+    grid.dim = c.dim;
+    grid.cells = c.cells;
+    MultigridSpec spec;
+    const MultigridPlan one = plan_multigrid(grid, {1, 1, 1}, spec);
+    const MultigridPlan many = plan_multigrid(grid, c.ranks, spec);
+    const std::string name = many.describe();
+    ASSERT_TRUE(many.unavailable.empty()) << name << ": " << many.unavailable;
+    std::vector<std::array<long, 3>> grids;
+    const int all = c.ranks[0] * c.ranks[1] * c.ranks[2];
+    EXPECT_EQ(many.levels.front().rank_count(), all) << name;
+    for (std::size_t l = 0; l < many.levels.size(); ++l) {
+      const MultigridPlan::Level& level = many.levels[l];
+      if (!level.agglomerated)
+        grids.push_back(level.cells);
+      if (l == 0)
+        continue;
+      const MultigridPlan::Level& above = many.levels[l - 1];
+      const long cells = level.cells[0] * level.cells[1] * level.cells[2];
+      if (level.agglomerated) {
+        EXPECT_LT(level.rank_count(), above.rank_count()) << name << " level " << l;
+        EXPECT_EQ(level.cells, above.cells) << name << " level " << l;
+      } else {
+        EXPECT_EQ(level.ranks, above.ranks) << name << " level " << l;
+        for (int a = 0; a < 3; ++a) // two children of a coarse cell on one rank
+          if (level.halved[a]) {
+            EXPECT_EQ(above.cells[a] % (2L * above.ranks[a]), 0) << name << " level " << l;
+          }
+      }
+      // Distributed while not small: a move onto fewer ranks that the next halving did not
+      // need (its split could be halved) is for a level with too few cells per rank.
+      const bool last = l + 1 == many.levels.size();
+      if (level.agglomerated && !last) {
+        bool could_halve = true;
+        for (int a = 0; a < 3; ++a)
+          could_halve = could_halve && (!many.levels[l + 1].halved[a] ||
+                                        above.cells[a] % (2L * above.ranks[a]) == 0);
+        if (could_halve) {
+          EXPECT_LT(cells, spec.min_cells_per_rank * above.rank_count()) << name << " level " << l;
+        }
+      }
+      // And not smaller than that where it is smoothed (not followed by a move), except on the
+      // finest grid, whose size is the user's.
+      if (level.rank_count() > 1 && (last || !many.levels[l + 1].agglomerated) &&
+          level.cells != many.levels.front().cells) {
+        EXPECT_GE(cells, spec.min_cells_per_rank * level.rank_count()) << name << " level " << l;
+      }
+    }
+    EXPECT_EQ(many.levels.back().rank_count(), 1) << name;
+    std::vector<std::array<long, 3>> single;
+    for (const auto& level : one.levels)
+      single.push_back(level.cells);
+    EXPECT_EQ(grids, single) << name << ": the grids differ from the one-rank hierarchy's";
+    if (world().is_root())
+      std::printf("%dx%dx%d ranks: %s\n", c.ranks[0], c.ranks[1], c.ranks[2], name.c_str());
   }
 }
 

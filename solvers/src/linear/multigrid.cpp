@@ -1,9 +1,11 @@
 #include "undertow/solvers/linear/multigrid.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
 #include "undertow/core/reductions.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <mpi.h>
 #include <numeric>
 #include <sstream>
@@ -134,37 +136,38 @@ std::string MultigridPlan::describe() const {
     return "no levels";
   const int dim = levels.front().cells[2] > 1 ? 3 : 2;
   std::size_t grids = levels.size();
-  std::string gathered_at;
+  std::string moves;
   for (std::size_t l = 1; l < levels.size(); ++l)
-    if (levels[l].gathered && !levels[l - 1].gathered) {
-      --grids; // the same grid, laid out whole on every rank
-      gathered_at = " (gathered onto every rank at " + shape(levels[l].cells, dim) + ")";
+    if (levels[l].agglomerated) {
+      --grids; // the same grid, on fewer ranks
+      moves += std::string(moves.empty()
+                               ? "; " + std::to_string(levels.front().rank_count()) + " ranks to "
+                               : ", to ") +
+               std::to_string(levels[l].rank_count()) + " at " + shape(levels[l].cells, dim);
     }
   return shape(levels.front().cells, dim) + " -> " + shape(levels.back().cells, dim) + ", " +
-         std::to_string(grids) + " levels" + gathered_at;
+         std::to_string(grids) + " levels" + moves;
 }
 
-MultigridPlan plan_multigrid(const Domain& domain, const MultigridSpec& spec) {
+MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& ranks,
+                             const MultigridSpec& spec) {
   MultigridPlan plan;
-  const int dim = domain.dim();
-  const int size = domain.comm().size();
-  std::array<long, 3> cells{domain.global_cells(0), domain.global_cells(1), domain.global_cells(2)};
-  std::array<double, 3> h{domain.spacing(0), domain.spacing(1), domain.spacing(2)};
-  bool gathered = false;
-  plan.levels.push_back({cells, {false, false, false}, false});
-  auto gather_here = [&]() {
-    if (total(cells) > spec.max_gathered_cells) {
-      plan.unavailable = "the grid where coarsening must continue on one rank (" +
-                         shape(cells, dim) + ") has more than " +
-                         std::to_string(spec.max_gathered_cells) +
-                         " cells; use cell counts divisible by 2^k times the ranks per axis";
-      return false;
+  const int dim = grid.dim;
+  std::array<long, 3> cells = grid.cells;
+  std::array<double, 3> h{};
+  for (int a = 0; a < 3; ++a)
+    h[a] = grid.length[a] / double(grid.cells[a]);
+  std::array<int, 3> q = ranks;
+  plan.levels.push_back({cells, {false, false, false}, q, false});
+  // The same grid on the process grid `to`, if that has fewer ranks.
+  auto agglomerate = [&](const std::array<int, 3>& to) {
+    if (to != q) {
+      q = to;
+      plan.levels.push_back({cells, {false, false, false}, q, true});
     }
-    plan.levels.push_back({cells, {false, false, false}, true});
-    gathered = true;
-    return true;
   };
   for (;;) {
+    // Which axes to halve depends on the grid alone, so every rank count has the same grids.
     double h_min = h[0];
     for (int a = 1; a < dim; ++a)
       h_min = std::min(h_min, h[a]);
@@ -176,23 +179,30 @@ MultigridPlan plan_multigrid(const Domain& domain, const MultigridSpec& spec) {
     }
     if (!any)
       break;
-    if (!gathered && size > 1) {
-      bool fits = true;
-      for (int a = 0; a < dim; ++a)
-        fits = fits && (!halve[a] || cells[a] % (2L * domain.ranks_along(a)) == 0);
-      if (!fits && !gather_here())
-        return plan;
-    }
+    // Halving keeps each coarse cell's two children on its rank: the split of a halved axis must
+    // be into parts of an even number of cells.
+    std::array<int, 3> aligned = q;
+    for (int a = 0; a < dim; ++a)
+      while (halve[a] && cells[a] % (2L * aligned[a]) != 0)
+        --aligned[a];
+    agglomerate(aligned);
     for (int a = 0; a < dim; ++a)
       if (halve[a]) {
         cells[a] /= 2;
         h[a] *= 2.0;
       }
-    plan.levels.push_back({cells, halve, gathered});
+    plan.levels.push_back({cells, halve, q, false});
+    // A small level goes onto fewer ranks: about half of them along the axis with the most.
+    std::array<int, 3> fewer = q;
+    while (fewer[0] * fewer[1] * fewer[2] > 1 &&
+           total(cells) < spec.min_cells_per_rank * fewer[0] * fewer[1] * fewer[2]) {
+      const int a = int(std::max_element(fewer.begin(), fewer.end()) - fewer.begin());
+      fewer[a] = (fewer[a] + 1) / 2;
+    }
+    agglomerate(fewer);
   }
-  if (!gathered && size > 1 && !gather_here())
-    return plan;
-  const BandOrdering band(cells, {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, dim);
+  agglomerate({1, 1, 1}); // the coarsest solve
+  const BandOrdering band(cells, grid.periodic, dim);
   const double n = double(total(cells)), entries = n * double(band.bandwidth + 1);
   if (entries > double(spec.max_direct_entries) ||
       n * double(band.bandwidth) * double(band.bandwidth) > double(1L << 31))
@@ -202,34 +212,144 @@ MultigridPlan plan_multigrid(const Domain& domain, const MultigridSpec& spec) {
   return plan;
 }
 
+MultigridPlan plan_multigrid(const Domain& domain, const MultigridSpec& spec) {
+  return plan_multigrid(
+      domain.spec(), {domain.ranks_along(0), domain.ranks_along(1), domain.ranks_along(2)}, spec);
+}
+
+namespace {
+
+/// Global cell boxes [begin, end) per axis.
+struct Box {
+  std::array<long, 3> begin{0, 0, 0}, end{0, 0, 0};
+  long size() const {
+    long n = 1;
+    for (int a = 0; a < 3; ++a)
+      n *= std::max(end[a] - begin[a], 0L);
+    return n;
+  }
+  Box operator&(const Box& o) const {
+    Box c;
+    for (int a = 0; a < 3; ++a) {
+      c.begin[a] = std::max(begin[a], o.begin[a]);
+      c.end[a] = std::max(c.begin[a], std::min(end[a], o.end[a]));
+    }
+    return c;
+  }
+};
+
+/// The box of rank `r` of a level (ranks numbered x fastest, as Domain numbers them); empty for
+/// a rank the level does not live on.
+Box box_of(const MultigridPlan::Level& level, int r) {
+  Box b;
+  if (r >= level.rank_count())
+    return b;
+  const int c[3] = {r % level.ranks[0], (r / level.ranks[0]) % level.ranks[1],
+                    r / (level.ranks[0] * level.ranks[1])};
+  for (int a = 0; a < 3; ++a) {
+    b.begin[a] = split_offset(level.cells[a], level.ranks[a], c[a]);
+    b.end[a] = split_offset(level.cells[a], level.ranks[a], c[a] + 1);
+  }
+  return b;
+}
+
+/// The all-to-all of one change of ranks of a grid: each rank sends the part of its box in the
+/// `from` layout that each rank owns in the `to` layout. Sizes fixed at set-up.
+struct Regrid {
+  std::vector<Box> send, recv; ///< per rank of the communicator
+  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+  std::vector<double> send_buffer, recv_buffer;
+
+  Regrid(const MultigridPlan::Level& from, const MultigridPlan::Level& to, int me, int size) {
+    const Box mine_from = box_of(from, me), mine_to = box_of(to, me);
+    for (int r = 0; r < size; ++r) {
+      send.push_back(mine_from & box_of(to, r));
+      recv.push_back(box_of(from, r) & mine_to);
+      send_counts.push_back(static_cast<int>(send.back().size()));
+      recv_counts.push_back(static_cast<int>(recv.back().size()));
+    }
+    send_displs.assign(send_counts.size(), 0);
+    recv_displs.assign(recv_counts.size(), 0);
+    std::partial_sum(send_counts.begin(), send_counts.end() - 1, send_displs.begin() + 1);
+    std::partial_sum(recv_counts.begin(), recv_counts.end() - 1, recv_displs.begin() + 1);
+    send_buffer.assign(static_cast<std::size_t>(send_displs.back() + send_counts.back()), 0.0);
+    recv_buffer.assign(static_cast<std::size_t>(recv_displs.back() + recv_counts.back()), 0.0);
+  }
+
+  /// Moves the owned values of `in` (host array, local index = global - in_offset) into `out`.
+  /// `out` is untouched on a rank that receives nothing. Collective over `comm`.
+  void run(const Communicator& comm, const FieldView::HostMirror& in,
+           const std::array<long, 3>& in_offset, const FieldView::HostMirror& out,
+           const std::array<long, 3>& out_offset) {
+    std::size_t p = 0;
+    for (const Box& b : send)
+      for (long k = b.begin[2]; k < b.end[2]; ++k)
+        for (long j = b.begin[1]; j < b.end[1]; ++j)
+          for (long i = b.begin[0]; i < b.end[0]; ++i)
+            send_buffer[p++] = in(i - in_offset[0], j - in_offset[1], k - in_offset[2]);
+    MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_displs.data(), MPI_DOUBLE,
+                  recv_buffer.data(), recv_counts.data(), recv_displs.data(), MPI_DOUBLE,
+                  comm.raw());
+    p = 0;
+    for (const Box& b : recv)
+      for (long k = b.begin[2]; k < b.end[2]; ++k)
+        for (long j = b.begin[1]; j < b.end[1]; ++j)
+          for (long i = b.begin[0]; i < b.end[0]; ++i)
+            out(i - out_offset[0], j - out_offset[1], k - out_offset[2]) = recv_buffer[p++];
+  }
+};
+
+} // namespace
+
 struct GeometricMultigrid::Level {
-  std::unique_ptr<Domain> own_domain; ///< null on level 0, which uses the caller's domain
+  std::unique_ptr<Communicator> own_comm; ///< an agglomerated level's ranks
+  std::unique_ptr<Domain> own_domain;     ///< null on level 0, which uses the caller's domain
   const Domain* domain = nullptr;
   Field x, b, r;
   Field inv_diag; ///< 1 / diagonal of -L, boundary faces included
-  /// Host copies of b and x (the views themselves on host memory spaces), for the gathers and the
-  /// coarsest solve, allocated once.
+  /// Host copies of b and x (the views themselves on host memory spaces), for the changes of
+  /// ranks and the coarsest solve, allocated once.
   FieldView::HostMirror b_host, x_host;
   std::unique_ptr<HaloPlan> halo;
   CellLaplacian op;
+  /// On an agglomerated level: the moves of b onto its ranks and of x back, over the previous
+  /// level's ranks.
+  std::unique_ptr<Regrid> down, up;
 };
 
 GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec& spec)
-    : m_spec(spec), m_plan(plan_multigrid(domain, spec)), m_self(MPI_COMM_SELF) {
+    : m_spec(spec), m_plan(plan_multigrid(domain, spec)) {
   if (!m_plan.unavailable.empty())
     throw Error("geometric multigrid is not available for this grid: " + m_plan.unavailable);
   m_singular = is_singular(domain, spec.faces);
   for (std::size_t l = 0; l < m_plan.levels.size(); ++l) {
-    auto level = std::make_unique<Level>();
     const MultigridPlan::Level& p = m_plan.levels[l];
+    if (l > 0 && !active(static_cast<int>(l) - 1)) { // left out of a finer level already
+      m_levels.push_back(nullptr);
+      continue;
+    }
+    auto level = std::make_unique<Level>();
     if (l == 0) {
       level->domain = &domain;
     } else {
+      const Communicator* comm = &m_levels.back()->domain->comm();
+      if (p.agglomerated) {
+        const Communicator& above = *comm;
+        level->down = std::make_unique<Regrid>(m_plan.levels[l - 1], p, above.rank(), above.size());
+        level->up = std::make_unique<Regrid>(p, m_plan.levels[l - 1], above.rank(), above.size());
+        const bool in = above.rank() < p.rank_count();
+        level->own_comm = std::make_unique<Communicator>(above.split(in ? 0 : 1, above.rank()));
+        if (!in) {
+          // Left out: keeps the moves (it sends its part of b, and receives its part of x).
+          m_levels.push_back(std::move(level));
+          continue;
+        }
+        comm = level->own_comm.get();
+      }
       DomainSpec s = domain.spec();
       s.cells = p.cells;
-      for (int a = 0; a < 3; ++a)
-        s.ranks[a] = p.gathered ? 1 : domain.ranks_along(a);
-      level->own_domain = std::make_unique<Domain>(p.gathered ? m_self : domain.comm(), s);
+      s.ranks = p.ranks;
+      level->own_domain = std::make_unique<Domain>(*comm, s);
       level->domain = level->own_domain.get();
     }
     const Domain& d = *level->domain;
@@ -245,16 +365,21 @@ GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec
     inverse_diagonal(level->op, level->x, level->inv_diag);
     m_levels.push_back(std::move(level));
   }
-  setup_coarsest();
-  for (std::size_t l = 1; l < m_plan.levels.size(); ++l)
-    if (m_plan.levels[l].gathered && !m_plan.levels[l - 1].gathered)
-      setup_gather(*m_levels[l - 1]->domain);
+  if (active(level_count() - 1))
+    setup_coarsest();
 }
 
 GeometricMultigrid::~GeometricMultigrid() = default;
 
+bool GeometricMultigrid::active(int l) const {
+  const auto& level = m_levels.at(static_cast<std::size_t>(l));
+  return level && level->domain;
+}
+
 const Domain& GeometricMultigrid::level_domain(int l) const {
-  return *m_levels.at(l)->domain;
+  if (!active(l))
+    throw Error("multigrid level " + std::to_string(l) + " does not live on this rank");
+  return *m_levels[static_cast<std::size_t>(l)]->domain;
 }
 
 void GeometricMultigrid::setup_coarsest() {
@@ -494,74 +619,54 @@ void GeometricMultigrid::restrict_to(int coarse, Field& fine_r, Field& coarse_b)
     transfer_kernel<3, 4>("mg::restrict", t, fine_r.view(), coarse_b.view(), coarse_b.owned());
 }
 
-void GeometricMultigrid::setup_gather(const Domain& d) {
-  // Every rank's owned box, x fastest, concatenated in rank order: counts, displacements and
-  // boxes, fixed for the life of the hierarchy.
-  GatherPlan& g = m_gather;
-  const std::size_t n = static_cast<std::size_t>(d.comm().size());
-  g.counts.assign(n, 0);
-  g.displs.assign(n, 0);
-  g.begin.assign(n, {0, 0, 0});
-  g.end.assign(n, {0, 0, 0});
-  for (int cz = 0; cz < d.ranks_along(2); ++cz)
-    for (int cy = 0; cy < d.ranks_along(1); ++cy)
-      for (int cx = 0; cx < d.ranks_along(0); ++cx) {
-        const std::size_t r = static_cast<std::size_t>(d.rank_of({cx, cy, cz}));
-        const int c[3] = {cx, cy, cz};
-        long count = 1;
-        for (int a = 0; a < 3; ++a) {
-          g.begin[r][a] = d.cell_offset(a, c[a]);
-          g.end[r][a] = g.begin[r][a] + d.cell_count(a, c[a]);
-          count *= d.cell_count(a, c[a]);
-        }
-        g.counts[r] = static_cast<int>(count);
-      }
-  std::partial_sum(g.counts.begin(), g.counts.end() - 1, g.displs.begin() + 1);
-  g.mine.assign(static_cast<std::size_t>(g.counts[static_cast<std::size_t>(d.comm().rank())]), 0);
-  g.all.assign(static_cast<std::size_t>(g.displs.back() + g.counts.back()), 0.0);
-}
-
-void GeometricMultigrid::gather(Level& from, Level& to) {
-  // This rank's owned box of `from.b`, to every rank, unpacked into the whole grid of `to.b`.
-  GatherPlan& g = m_gather;
+void GeometricMultigrid::agglomerate(int l) {
+  Level& from = *m_levels[static_cast<std::size_t>(l - 1)];
+  Level& to = *m_levels[static_cast<std::size_t>(l)];
   Kokkos::deep_copy(from.b_host, from.b.view());
-  const IndexSpace& own = from.b.owned();
-  std::size_t p = 0;
-  for (long k = own.begin[2]; k < own.end[2]; ++k)
-    for (long j = own.begin[1]; j < own.end[1]; ++j)
-      for (long i = own.begin[0]; i < own.end[0]; ++i)
-        g.mine[p++] = from.b_host(i, j, k);
-  MPI_Allgatherv(g.mine.data(), static_cast<int>(g.mine.size()), MPI_DOUBLE, g.all.data(),
-                 g.counts.data(), g.displs.data(), MPI_DOUBLE, from.domain->comm().raw());
-  const auto& shift = to.b.layout().global_offset;
-  for (std::size_t r = 0; r < g.counts.size(); ++r) {
-    p = static_cast<std::size_t>(g.displs[r]);
-    for (long k = g.begin[r][2]; k < g.end[r][2]; ++k)
-      for (long j = g.begin[r][1]; j < g.end[r][1]; ++j)
-        for (long i = g.begin[r][0]; i < g.end[r][0]; ++i)
-          to.b_host(i - shift[0], j - shift[1], k - shift[2]) = g.all[p++];
-  }
-  Kokkos::deep_copy(to.b.view(), to.b_host);
+  const bool in = to.domain != nullptr;
+  to.down->run(from.domain->comm(), from.b_host, from.b.layout().global_offset,
+               in ? to.b_host : from.b_host,
+               in ? to.b.layout().global_offset : std::array<long, 3>{});
+  if (in)
+    Kokkos::deep_copy(to.b.view(), to.b_host);
 }
 
-void GeometricMultigrid::scatter(Level& from, Level& to) {
-  copy_owned(from.x, to.x); // the whole grid is on every rank: each takes its own box
+void GeometricMultigrid::disperse(int l) {
+  Level& to = *m_levels[static_cast<std::size_t>(l - 1)];
+  Level& from = *m_levels[static_cast<std::size_t>(l)];
+  const bool in = from.domain != nullptr;
+  if (in)
+    Kokkos::deep_copy(from.x_host, from.x.view());
+  from.up->run(to.domain->comm(), in ? from.x_host : to.x_host,
+               in ? from.x.layout().global_offset : std::array<long, 3>{}, to.x_host,
+               to.x.layout().global_offset);
+  Kokkos::deep_copy(to.x.view(), to.x_host);
 }
 
 void GeometricMultigrid::vcycle(int l) {
   Level& level = *m_levels[static_cast<std::size_t>(l)];
+  const bool first_coarse = m_plan.levels[static_cast<std::size_t>(l)].rank_count() ==
+                                m_plan.levels.front().rank_count() &&
+                            l + 1 < level_count() &&
+                            m_plan.levels[static_cast<std::size_t>(l + 1)].agglomerated;
+  const auto start = std::chrono::steady_clock::now();
   if (l + 1 == level_count()) {
     solve_coarsest(level);
+    if (m_plan.levels.front().rank_count() == 1)
+      m_coarse_seconds += seconds_since(start);
+    return;
+  }
+  if (m_plan.levels[static_cast<std::size_t>(l + 1)].agglomerated) {
+    // The same grid on fewer ranks: those left out wait for its correction.
+    agglomerate(l + 1);
+    if (active(l + 1))
+      vcycle(l + 1);
+    disperse(l + 1);
+    if (first_coarse)
+      m_coarse_seconds += seconds_since(start);
     return;
   }
   Level& coarse = *m_levels[static_cast<std::size_t>(l + 1)];
-  if (m_plan.levels[static_cast<std::size_t>(l + 1)].gathered &&
-      !m_plan.levels[static_cast<std::size_t>(l)].gathered) {
-    gather(level, coarse); // same grid, now whole on every rank
-    vcycle(l + 1);
-    scatter(coarse, level);
-    return;
-  }
   fill_value(level.x, level.x.ghosted(), 0.0); // boundary ghosts stay 0 until prolong_add
   for (int s = 0; s < m_spec.pre_sweeps; ++s) {
     smooth(level, 0);

@@ -113,6 +113,11 @@ class Domain {
   Communicator m_cart;
 };
 
+/// First cell of part `c` of the balanced split of `cells` cells into `parts` parts, which every
+/// Domain uses along each axis: the first cells % parts parts get one cell more. c = parts gives
+/// `cells`. Not collective.
+long split_offset(long cells, int parts, int c);
+
 /// The process grid for `size` ranks: entries of `requested` that are > 0 are kept, zeros are
 /// chosen to minimise the cut area. Throws ConfigError if it cannot be done. Not collective.
 std::array<int, 3> choose_process_grid(const DomainSpec& spec, int size);

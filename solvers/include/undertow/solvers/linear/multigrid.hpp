@@ -12,16 +12,22 @@
 ///   its exact transpose divided by 2 per halved axis, so the V-cycle is symmetric.
 /// - **Smoother.** Red-black Gauss-Seidel by global cell parity: red then black before the
 ///   coarse correction, black then red after it.
-/// - **Ranks.** Levels stay distributed while every rank's box can be halved. Where that stops,
-///   the level is gathered to every rank (allgather) and coarsened further on each rank alone.
-///   The coarsest grid is solved exactly by a banded Cholesky factorisation (one cell grounded
-///   when -L is singular). The grid sequence, smoothing order and transfers do not depend on the
-///   rank count, so the preconditioner is the same operator on 1, 2 or 4 ranks, to round-off.
+/// - **Ranks.** Every level stays distributed while it has at least
+///   MultigridSpec::min_cells_per_rank cells per rank. A smaller level is agglomerated: the same
+///   grid is moved onto fewer ranks (the first ones of the fine grid's communicator, on a process
+///   grid with about half the ranks along its longest axis, as often as needed), where coarsening
+///   goes on; the ranks left out wait for the way back up. A split that cannot be halved (its
+///   cell counts are not 2 x ranks x k along a halved axis: uneven splits) is agglomerated onto
+///   a process grid that can be. The coarsest grid lives on one rank and is solved exactly by a
+///   banded Cholesky factorisation (one cell grounded when -L is singular). The grid sequence,
+///   smoothing order and transfers do not depend on the rank count, so the preconditioner is the
+///   same operator on any number of ranks, to round-off.
 
 #include "undertow/core/halo.hpp"
 #include "undertow/solvers/linear/banded_cholesky.hpp"
 #include "undertow/solvers/linear/cell_laplacian.hpp"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,27 +39,37 @@ struct MultigridSpec {
   PressureFaces faces{PressureBoundary::Neumann, PressureBoundary::Neumann,
                       PressureBoundary::Neumann, PressureBoundary::Neumann,
                       PressureBoundary::Neumann, PressureBoundary::Neumann};
-  int pre_sweeps = 1;                 ///< red-black sweeps before the coarse correction
-  int post_sweeps = 1;                ///< black-red sweeps after it
-  long max_gathered_cells = 1L << 16; ///< largest grid gathered onto every rank
+  int pre_sweeps = 1;  ///< red-black sweeps before the coarse correction
+  int post_sweeps = 1; ///< black-red sweeps after it
+  /// A coarse level with fewer cells per rank than this is agglomerated onto fewer ranks.
+  long min_cells_per_rank = 1024;
   long max_direct_entries = 1L << 22; ///< largest band storage (doubles) of the coarsest solve
 };
 
-/// The grids of a hierarchy, decided before anything is allocated. Not collective.
+/// The grids of a hierarchy and the ranks they live on, decided before anything is allocated.
+/// Not collective.
 struct MultigridPlan {
   struct Level {
     std::array<long, 3> cells{1, 1, 1};
     std::array<bool, 3> halved{false, false, false}; ///< axes halved from the previous level
-    bool gathered = false; ///< this level and all coarser ones live whole on every rank
+    /// The process grid of this level: it lives on the first ranks[0] * ranks[1] * ranks[2]
+    /// ranks of the finest level's communicator.
+    std::array<int, 3> ranks{1, 1, 1};
+    bool agglomerated = false; ///< the previous level's grid, moved onto fewer ranks
+    int rank_count() const { return ranks[0] * ranks[1] * ranks[2]; }
   };
   std::vector<Level> levels;
   std::string unavailable; ///< empty if the hierarchy can be built, else why not
 
-  /// "256x256 -> 1x1, 9 levels (gathered from 2x2)".
+  /// "256x256 -> 1x1, 9 levels; 16 ranks to 4 at 32x32, to 1 at 16x16".
   std::string describe() const;
 };
 
-/// Plans the hierarchy for `domain` with `spec`.
+/// Plans the hierarchy for a grid of `spec.cells` (spacing spec.length / cells) split over the
+/// process grid `ranks`. Not collective.
+MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& ranks,
+                             const MultigridSpec& spec);
+/// Plans the hierarchy for `domain` with `spec`. Not collective.
 MultigridPlan plan_multigrid(const Domain& domain, const MultigridSpec& spec);
 
 class GeometricMultigrid {
@@ -87,19 +103,28 @@ class GeometricMultigrid {
   void restrict_to(int coarse, Field& fine_r, Field& coarse_b);
 
   int level_count() const { return static_cast<int>(m_levels.size()); }
-  /// The domain of level l (0 is the finest); gathered levels live on a one-rank communicator.
+  /// Whether this rank holds level l (a rank left out of an agglomerated level holds neither it
+  /// nor any coarser one). Not collective.
+  bool active(int l) const;
+  /// The domain of level l (0 is the finest) on a rank that holds it; throws Error elsewhere.
   const Domain& level_domain(int l) const;
   const MultigridPlan& plan() const { return m_plan; }
   bool singular() const { return m_singular; }
+  /// Wall time [s] of the coarse part of the V-cycles so far: from the first level on fewer
+  /// ranks than the finest down (their transfers, smoothing and the coarsest solve), or the
+  /// coarsest solve alone where nothing is agglomerated (one rank). Measured on this rank; not
+  /// collective.
+  double coarse_seconds() const { return m_coarse_seconds; }
 
  private:
   struct Level;
   void vcycle(int l);
   void smooth(Level& level, int colour);
   void residual(Level& level);
-  void setup_gather(const Domain& distributed);
-  void gather(Level& from, Level& to);
-  void scatter(Level& from, Level& to);
+  /// Moves b of level l - 1 onto the ranks of agglomerated level l, or x back. Collective over
+  /// level l - 1's ranks.
+  void agglomerate(int l);
+  void disperse(int l);
   void solve_coarsest(Level& level);
   void setup_coarsest();
   void remove_mean(Field& f);
@@ -113,14 +138,7 @@ class GeometricMultigrid {
   std::unique_ptr<BandedCholesky> m_direct;
   std::vector<long> m_direct_index; ///< band ordering of each cell of the coarsest grid
   std::vector<double> m_direct_rhs;
-  /// The allgather onto the first gathered level: rank-ordered counts, displacements and owned
-  /// boxes (global cell ranges), and the buffers, all sized once.
-  struct GatherPlan {
-    std::vector<int> counts, displs;
-    std::vector<std::array<long, 3>> begin, end;
-    std::vector<double> mine, all;
-  } m_gather;
-  Communicator m_self; ///< MPI_COMM_SELF, for gathered levels
+  double m_coarse_seconds = 0;
 };
 
 } // namespace linear
