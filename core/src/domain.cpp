@@ -142,6 +142,18 @@ std::array<int, 3> choose_process_grid(const DomainSpec& spec, int size) {
 Domain::Domain(const Communicator& comm, const DomainSpec& spec)
     : m_spec(spec), m_dims(choose_process_grid(spec, comm.size())),
       m_cart(Communicator::adopt(make_cartesian(comm, m_dims, spec))) {
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<long>& given = spec.splits[static_cast<std::size_t>(a)];
+    if (given.empty())
+      continue;
+    bool valid = given.size() == static_cast<std::size_t>(m_dims[a]) + 1 && given.front() == 0 &&
+                 given.back() == spec.cells[a];
+    for (std::size_t c = 0; valid && c + 1 < given.size(); ++c)
+      valid = given[c] < given[c + 1];
+    if (!valid)
+      throw Error("Domain: the split along axis " + std::to_string(a) +
+                  " must give each of its ranks at least one of its cells, in order");
+  }
   int coords[3];
   MPI_Cart_coords(m_cart.raw(), m_cart.rank(), 3, coords);
   for (int a = 0; a < 3; ++a)
@@ -165,12 +177,13 @@ long split_offset(long cells, int parts, int c) {
 }
 
 long Domain::cell_offset(int axis, int c) const {
-  return split_offset(m_spec.cells[axis], m_dims[axis], c);
+  const std::vector<long>& given = m_spec.splits[static_cast<std::size_t>(axis)];
+  return given.empty() ? split_offset(m_spec.cells[axis], m_dims[axis], c)
+                       : given[static_cast<std::size_t>(c)];
 }
 
 long Domain::cell_count(int axis, int c) const {
-  const long n = m_spec.cells[axis], p = m_dims[axis];
-  return n / p + (c < n % p ? 1 : 0);
+  return cell_offset(axis, c + 1) - cell_offset(axis, c);
 }
 
 long Domain::global_points(Location loc, int axis) const {

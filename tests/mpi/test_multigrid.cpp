@@ -49,6 +49,14 @@ std::vector<Problem> setups() {
           {"3D periodic z, outflow x", 3, {16, 8, 16}, {false, false, true}, outflow_x()}};
 }
 
+/// setups() and grids of odd (prime) counts, coarsened into cells of two widths.
+std::vector<Problem> all_setups() {
+  std::vector<Problem> all = setups();
+  all.push_back({"2D odd 127x97, outflow", 2, {127, 97, 1}, {false, false, false}, outflow_x()});
+  all.push_back({"3D odd 29x23x31, periodic y", 3, {29, 23, 31}, {false, true, false}, neumann()});
+  return all;
+}
+
 Domain make_domain(const Communicator& comm, const Problem& s) {
   DomainSpec spec;
   spec.dim = s.dim;
@@ -111,7 +119,8 @@ TEST(Multigrid, RestrictionIsTheTransposeOfProlongation) {
         const Domain& fine = mg.level_domain(l - 1);
         const Domain& coarse = mg.level_domain(l);
         const Communicator& c = fine.comm();
-        Field rf(fine, Location::Cell, 1, "rf"), pf(fine, Location::Cell, 1, "pf");
+        const int ghost = GeometricMultigrid::kRestrictionGhost;
+        Field rf(fine, Location::Cell, ghost, "rf"), pf(fine, Location::Cell, ghost, "pf");
         Field xc(coarse, Location::Cell, 1, "xc"), bc(coarse, Location::Cell, 1, "bc");
         set_pseudo_random(rf, 1);
         set_pseudo_random(xc, 2);
@@ -128,9 +137,84 @@ TEST(Multigrid, RestrictionIsTheTransposeOfProlongation) {
     }
 }
 
+/// The volume of each owned cell of a level (the product of its widths) into f.
+void set_volumes(const MultigridPlan::Level& level, Field& f) {
+  auto host = Kokkos::create_mirror_view(f.view());
+  const IndexSpace& o = f.owned();
+  const auto& off = f.layout().global_offset;
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        host(i, j, k) = level.widths[0][static_cast<std::size_t>(i + off[0])] *
+                        level.widths[1][static_cast<std::size_t>(j + off[1])] *
+                        level.widths[2][static_cast<std::size_t>(k + off[2])];
+  Kokkos::deep_copy(f.view(), host);
+}
+
+/// f *= v over the owned cells (same layout).
+void multiply(const Field& v, Field& f) {
+  auto fh = Kokkos::create_mirror_view(f.view());
+  auto vh = Kokkos::create_mirror_view(v.view());
+  Kokkos::deep_copy(fh, f.view());
+  Kokkos::deep_copy(vh, v.view());
+  const IndexSpace& o = f.owned();
+  for (long k = o.begin[2]; k < o.end[2]; ++k)
+    for (long j = o.begin[1]; j < o.end[1]; ++j)
+      for (long i = o.begin[0]; i < o.end[0]; ++i)
+        fh(i, j, k) *= vh(i, j, k);
+  Kokkos::deep_copy(f.view(), fh);
+}
+
+TEST(Multigrid, RestrictionIsTheVolumeWeightedTransposeOnOddGrids) {
+  // Odd counts halved into cells of two widths at every level (max_coarsest_cells = 1), levels
+  // distributed down to 4 cells per rank: <R r, x> weighted by the coarse volumes equals
+  // <r, P x> weighted by the fine ones, boundary folding and periodic wraps included.
+  const auto& comm = world();
+  const std::vector<Problem> odd = {
+      {"2D walls 37x23", 2, {37, 23, 1}, {false, false, false}, neumann()},
+      {"2D outflow 45x31, periodic y", 2, {45, 31, 1}, {false, true, false}, outflow_x()},
+      {"3D 15x9x11, periodic z", 3, {15, 9, 11}, {false, false, true}, outflow_x()}};
+  for (const Problem& s : odd) {
+    const Domain d = make_domain(comm, s);
+    MultigridSpec spec;
+    spec.faces = s.faces;
+    spec.min_cells_per_rank = 4;
+    spec.max_coarsest_cells = 1;
+    GeometricMultigrid mg(d, spec);
+    int tabled = 0;
+    for (int l = 1; l < mg.level_count(); ++l) {
+      const auto& level = mg.plan().levels[static_cast<std::size_t>(l)];
+      const auto& above = mg.plan().levels[static_cast<std::size_t>(l - 1)];
+      if (level.agglomerated || !mg.active(l))
+        continue;
+      for (int a = 0; a < s.dim; ++a)
+        tabled += level.halved[a] && above.cells[a] % 2 == 1 ? 1 : 0;
+      const Domain& fine = mg.level_domain(l - 1);
+      const Domain& coarse = mg.level_domain(l);
+      const int ghost = GeometricMultigrid::kRestrictionGhost;
+      Field rf(fine, Location::Cell, ghost, "rf"), pf(fine, Location::Cell, ghost, "pf"),
+          vf(fine, Location::Cell, ghost, "vf");
+      Field xc(coarse, Location::Cell, 1, "xc"), bc(coarse, Location::Cell, 1, "bc"),
+          vc(coarse, Location::Cell, 1, "vc");
+      set_pseudo_random(rf, 1);
+      set_pseudo_random(xc, 2);
+      set_volumes(above, vf);
+      set_volumes(level, vc);
+      mg.prolong_add(l, xc, pf);
+      mg.restrict_to(l, rf, bc);
+      multiply(vc, bc); // V_c (R r)
+      multiply(vf, pf); // V_f (P x)
+      const double left = global_dot(coarse.comm(), bc, xc),
+                   right = global_dot(fine.comm(), rf, pf);
+      EXPECT_NEAR(left, right, 1e-13 * std::abs(right) + 1e-16) << s.name << " level " << l;
+    }
+    EXPECT_GT(tabled, 0) << s.name << ": no odd axis was halved";
+  }
+}
+
 TEST(Multigrid, VCycleIsSymmetricPositiveDefinite) {
   const auto& comm = world();
-  for (const Problem& s : setups())
+  for (const Problem& s : all_setups())
     for (const MultigridSpec& spec : specs(s.faces)) {
       const Domain d = make_domain(comm, s);
       GeometricMultigrid mg(d, spec);
@@ -217,6 +301,25 @@ TEST(Multigrid, PreconditionedCGIterationsStayFlat) {
                                     {{8, 8, 8}, {16, 16, 16}, {32, 32, 32}},
                                     {true, false, false},
                                     neumann(),
+                                    {1, 1, 1}},
+                                   // Prime counts: odd axes halved into cells of two widths.
+                                   {"2D prime counts, outflow",
+                                    2,
+                                    {{127, 127, 1}, {257, 251, 1}, {509, 509, 1}},
+                                    {},
+                                    outflow_x(),
+                                    {1, 1, 1}},
+                                   {"2D prime counts, periodic x",
+                                    2,
+                                    {{127, 113, 1}, {257, 251, 1}, {509, 503, 1}},
+                                    {true, false, false},
+                                    neumann(),
+                                    {1, 1, 1}},
+                                   {"3D odd counts",
+                                    3,
+                                    {{33, 33, 33}, {49, 49, 49}, {65, 65, 65}},
+                                    {false, false, false},
+                                    neumann(),
                                     {1, 1, 1}}};
   for (const Grid& g : grids) {
     std::vector<int> its;
@@ -257,7 +360,7 @@ TEST(Multigrid, SamePreconditionerOnAnyNumberOfRanks) {
   const auto& comm = world();
   const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
   const Communicator three = comm.split(comm.rank() < 3 ? 0 : 1, comm.rank());
-  for (const Problem& s : setups())
+  for (const Problem& s : all_setups())
     for (const MultigridSpec& spec : specs(s.faces)) {
       auto vcycle = [&](const Communicator& c) {
         const Domain d = make_domain(c, s);
@@ -329,20 +432,22 @@ TEST(Multigrid, LevelsStayDistributedUntilSmallThenGoOntoFewerRanks) {
         EXPECT_EQ(level.cells, above.cells) << name << " level " << l;
       } else {
         EXPECT_EQ(level.ranks, above.ranks) << name << " level " << l;
-        for (int a = 0; a < 3; ++a) // two children of a coarse cell on one rank
-          if (level.halved[a]) {
-            EXPECT_EQ(above.cells[a] % (2L * above.ranks[a]), 0) << name << " level " << l;
+        for (int a = 0; a < 3; ++a) // a coarse cell on the rank of its first child
+          for (std::size_t c = 0; c < above.split[a].size(); ++c) {
+            const long fine = above.split[a][c], coarse = level.split[a][c];
+            EXPECT_EQ(coarse, level.halved[a] ? (fine + 1) / 2 : fine) << name << " level " << l;
           }
       }
       // Distributed while not small: a move onto fewer ranks that the next halving did not
-      // need (its split could be halved) is for a level with too few cells per rank.
+      // need (its coarse boxes would all be 2 cells wide) is for a level with too few cells.
       const bool last = l + 1 == many.levels.size();
       if (level.agglomerated && !last) {
-        bool could_halve = true;
+        bool wide = true;
         for (int a = 0; a < 3; ++a)
-          could_halve = could_halve && (!many.levels[l + 1].halved[a] ||
-                                        above.cells[a] % (2L * above.ranks[a]) == 0);
-        if (could_halve) {
+          for (std::size_t c = 0;
+               wide && many.levels[l + 1].halved[a] && c + 1 < above.split[a].size(); ++c)
+            wide = (above.split[a][c + 1] + 1) / 2 - (above.split[a][c] + 1) / 2 >= 2;
+        if (wide) {
           EXPECT_LT(cells, spec.min_cells_per_rank * above.rank_count()) << name << " level " << l;
         }
       }
@@ -363,28 +468,28 @@ TEST(Multigrid, LevelsStayDistributedUntilSmallThenGoOntoFewerRanks) {
   }
 }
 
-TEST(Multigrid, GridsWithoutAHierarchyFallBackOrFailClearly) {
-  const auto& comm = world();
-  // A prime number of cells per axis cannot be coarsened, and its whole grid is too large to
-  // solve directly: auto falls back to algebraic multigrid, multigrid says why it cannot.
+TEST(Multigrid, AnyCellCountCoarsensAndALimitIsExplained) {
+  // A prime number of cells per axis: the odd axes are halved into cells of two widths until
+  // the grid is small, so it has a hierarchy down to a small direct solve (its iterations: the
+  // odd families of PreconditionedCGIterationsStayFlat). A spec whose direct solve can take no
+  // grid at all has no hierarchy, and the plan says why.
   DomainSpec ds;
   ds.dim = 2;
   ds.cells = {1009, 1009, 1};
-  const Domain d(comm, ds);
-  MultigridSpec mg;
-  EXPECT_FALSE(plan_multigrid(d, mg).unavailable.empty());
-  PoissonSpec ps;
-  ps.prefix = "fallback_";
-  const std::string method = PressurePoisson(d, ps).method();
-  EXPECT_TRUE(method == "cg + hypre" || method == "cg + gamg") << method;
-  ps.preconditioner = PressurePreconditioner::Multigrid;
-  try {
-    PressurePoisson poisson(d, ps);
-    FAIL() << "no error";
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("pressure.preconditioner"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("1009"), std::string::npos) << e.what();
-  }
+  MultigridSpec spec;
+  const MultigridPlan plan = plan_multigrid(ds, {2, 2, 1}, spec);
+  EXPECT_TRUE(plan.unavailable.empty()) << plan.unavailable;
+  const auto& coarsest = plan.levels.back();
+  EXPECT_LE(coarsest.cells[0] * coarsest.cells[1], spec.max_coarsest_cells) << plan.describe();
+  EXPECT_EQ(plan.levels[1].cells, (std::array<long, 3>{505, 505, 1})) << plan.describe();
+  // Cells of two widths after one halving: pairs, and the last cell alone.
+  EXPECT_DOUBLE_EQ(plan.levels[1].widths[0].front(), 2.0 / 1009);
+  EXPECT_DOUBLE_EQ(plan.levels[1].widths[0].back(), 1.0 / 1009);
+  spec.max_direct_entries = 0;
+  const MultigridPlan none = plan_multigrid(ds, {1, 1, 1}, spec);
+  EXPECT_NE(none.unavailable.find("the coarsest grid (1x1)"), std::string::npos)
+      << none.unavailable;
+  EXPECT_NE(none.unavailable.find("band entries"), std::string::npos) << none.unavailable;
 }
 
 } // namespace

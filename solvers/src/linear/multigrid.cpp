@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 
 namespace undertow {
 namespace linear {
@@ -87,11 +88,22 @@ struct BandOrdering {
   }
 };
 
+/// The taps along one halved axis of cells of varying widths (an odd cell count, or a level
+/// below one), tabulated by global index: prolongation is linear interpolation between cell
+/// centres, restriction its transpose weighted by fine over coarse width (w_c R = P^T w_f).
+struct TransferTable {
+  Kokkos::View<long*, MemorySpace> other; ///< per fine cell: its second coarse tap
+  Kokkos::View<double*, MemorySpace> parent_weight, other_weight; ///< per fine cell
+  Kokkos::View<double*, MemorySpace> restrict_weight; ///< per coarse cell g: fine 2g-1 .. 2g+2
+};
+
 /// Taps of the transfers along one axis, as local indices into the other grid's array. The
 /// boundary ghosts of both grids hold the operator's ghost values (mirror or negated) before a
 /// transfer, so the same taps serve interior and boundary cells. Device-copyable.
 struct Transfer {
   bool halved[3] = {false, false, false};
+  bool tabled[3] = {false, false, false}; ///< halved with cells of varying widths: the tables
+  TransferTable table[3];
   long fine_offset[3] = {0, 0, 0};
   long coarse_offset[3] = {0, 0, 0};
 
@@ -107,6 +119,12 @@ struct Transfer {
     }
     const long g = f / 2; // f >= -1 on a halved axis' owned cells; owned f >= 0
     index[0] = g - coarse_offset[a];
+    if (tabled[a]) {
+      index[1] = table[a].other(f) - coarse_offset[a];
+      weight[0] = table[a].parent_weight(f);
+      weight[1] = table[a].other_weight(f);
+      return;
+    }
     index[1] = index[0] + ((f & 1) ? 1 : -1);
     weight[0] = 0.75;
     weight[1] = 0.25;
@@ -122,12 +140,125 @@ struct Transfer {
       weight[1] = 1.0;
       return;
     }
+    if (tabled[a]) {
+      for (int t = 0; t < 4; ++t) {
+        weight[t] = table[a].restrict_weight(4 * g + t);
+        // A tap of weight 0 may lie beyond the ghosts (past an odd end): read the parent's cell.
+        index[t] = (weight[t] != 0.0 ? 2 * g - 1 + t : 2 * g) - fine_offset[a];
+      }
+      return;
+    }
     for (int t = 0; t < 4; ++t)
       index[t] = 2 * g - 1 + t - fine_offset[a];
     weight[0] = weight[3] = 0.125;
     weight[1] = weight[2] = 0.375;
   }
 };
+
+/// The tables of one halved axis from fine widths `w` (global) to their halving: fine cells 2g
+/// and 2g + 1 form coarse cell g; an odd count leaves the last coarse cell one child. A boundary
+/// ghost's value is sign times its mirror cell's (+1 Neumann, -1 Dirichlet): restriction folds
+/// it into that cell. Periodic axes wrap. Not collective.
+TransferTable make_transfer_table(const std::vector<double>& w, bool periodic, double low_sign,
+                                  double high_sign) {
+  const long nf = static_cast<long>(w.size()), nc = (nf + 1) / 2;
+  std::vector<double> xf(static_cast<std::size_t>(nf)), wc(static_cast<std::size_t>(nc), 0.0),
+      xc(static_cast<std::size_t>(nc));
+  double edge = 0.0;
+  for (long f = 0; f < nf; ++f) {
+    xf[static_cast<std::size_t>(f)] = edge + 0.5 * w[static_cast<std::size_t>(f)];
+    edge += w[static_cast<std::size_t>(f)];
+    wc[static_cast<std::size_t>(f / 2)] += w[static_cast<std::size_t>(f)];
+  }
+  const double length = edge;
+  edge = 0.0;
+  for (long g = 0; g < nc; ++g) {
+    xc[static_cast<std::size_t>(g)] = edge + 0.5 * wc[static_cast<std::size_t>(g)];
+    edge += wc[static_cast<std::size_t>(g)];
+  }
+  // Coarse centres with one ghost each side: mirrored, or the periodic images.
+  auto centre = [&](long g) {
+    if (g < 0)
+      return periodic ? xc[static_cast<std::size_t>(nc - 1)] - length : -xc[0];
+    if (g >= nc)
+      return periodic ? xc[0] + length : 2.0 * length - xc[static_cast<std::size_t>(nc - 1)];
+    return xc[static_cast<std::size_t>(g)];
+  };
+  std::vector<long> other(static_cast<std::size_t>(nf));
+  std::vector<double> wp(static_cast<std::size_t>(nf)), wo(static_cast<std::size_t>(nf));
+  for (long f = 0; f < nf; ++f) {
+    const std::size_t q = static_cast<std::size_t>(f);
+    const long p = f / 2;
+    const double d = xf[q] - centre(p);
+    if (std::abs(d) <= 1e-12 * wc[static_cast<std::size_t>(p)]) { // a single child
+      other[q] = p;
+      wp[q] = 1.0;
+      wo[q] = 0.0;
+      continue;
+    }
+    other[q] = d < 0 ? p - 1 : p + 1;
+    wo[q] = std::abs(d) / std::abs(centre(other[q]) - centre(p));
+    wp[q] = 1.0 - wo[q];
+  }
+  // Restriction of coarse g from fine images 2g-1 .. 2g+2: the weight with which P takes g into
+  // that fine cell, times its width over g's.
+  std::vector<double> rw(static_cast<std::size_t>(4 * nc), 0.0);
+  for (long g = 0; g < nc; ++g)
+    for (int t = 0; t < 4; ++t) {
+      const long image = 2 * g - 1 + t;
+      double weight = 0.0;
+      if (periodic) {
+        const long k = image < 0 ? -1 : image >= nf ? 1 : 0, f = image - k * nf;
+        const std::size_t q = static_cast<std::size_t>(f);
+        if (f / 2 + k * nc == g)
+          weight += wp[q];
+        if (other[q] + k * nc == g)
+          weight += wo[q];
+      } else if (image >= 0 && image < nf) {
+        const std::size_t q = static_cast<std::size_t>(image);
+        if (image / 2 == g)
+          weight += wp[q];
+        if (other[q] == g)
+          weight += wo[q];
+        if (other[q] == -1 && g == 0)
+          weight += low_sign * wo[q];
+        if (other[q] == nc && g == nc - 1)
+          weight += high_sign * wo[q];
+      }
+      if (weight != 0.0) {
+        const long f = ((image % nf) + nf) % nf;
+        weight *= w[static_cast<std::size_t>(f)] / wc[static_cast<std::size_t>(g)];
+      }
+      rw[static_cast<std::size_t>(4 * g + t)] = weight;
+    }
+  auto to_device = [](const auto& v, const char* label) {
+    Kokkos::View<typename std::decay_t<decltype(v)>::value_type*, MemorySpace> d(std::string(label),
+                                                                                 v.size());
+    auto h = Kokkos::create_mirror_view(d);
+    for (std::size_t q = 0; q < v.size(); ++q)
+      h(q) = v[q];
+    Kokkos::deep_copy(d, h);
+    return d;
+  };
+  TransferTable t;
+  t.other = to_device(other, "mg::transfer_other");
+  t.parent_weight = to_device(wp, "mg::transfer_parent_weight");
+  t.other_weight = to_device(wo, "mg::transfer_other_weight");
+  t.restrict_weight = to_device(rw, "mg::transfer_restrict_weight");
+  return t;
+}
+
+/// The widths of the halving of `w`: pairs of cells, the last one alone if the count is odd.
+std::vector<double> halved_widths(const std::vector<double>& w) {
+  std::vector<double> c((w.size() + 1) / 2, 0.0);
+  for (std::size_t f = 0; f < w.size(); ++f)
+    c[f / 2] += w[f];
+  return c;
+}
+
+bool all_equal(const std::vector<double>& w) {
+  return std::all_of(w.begin(), w.end(), [&](double v) { return v == w.front(); });
+}
 
 } // namespace
 
@@ -149,49 +280,116 @@ std::string MultigridPlan::describe() const {
          std::to_string(grids) + " levels" + moves;
 }
 
+namespace {
+
+/// Empty if a grid of `cells` may be the coarsest, solved directly: at most max_coarsest_cells
+/// cells and max_direct_entries band entries; else why not. Not collective.
+std::string direct_solve_fits(const std::array<long, 3>& cells, const std::array<bool, 3>& periodic,
+                              int dim, const MultigridSpec& spec) {
+  const BandOrdering band(cells, periodic, dim);
+  const double n = double(total(cells)), entries = n * double(band.bandwidth + 1);
+  if (entries > double(spec.max_direct_entries) ||
+      n * double(band.bandwidth) * double(band.bandwidth) > double(1L << 31))
+    return "needs " + std::to_string(long(entries)) +
+           " band entries in its direct solve, more than the limit of " +
+           std::to_string(spec.max_direct_entries);
+  if (n > double(spec.max_coarsest_cells))
+    return "has more than " + std::to_string(spec.max_coarsest_cells) +
+           " cells, the most a direct coarsest solve may have";
+  return "";
+}
+
+} // namespace
+
 MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& ranks,
                              const MultigridSpec& spec) {
   MultigridPlan plan;
   const int dim = grid.dim;
   std::array<long, 3> cells = grid.cells;
-  std::array<double, 3> h{};
+  std::array<std::vector<double>, 3> widths;
   for (int a = 0; a < 3; ++a)
-    h[a] = grid.length[a] / double(grid.cells[a]);
+    widths[a].assign(static_cast<std::size_t>(cells[a]), grid.length[a] / double(cells[a]));
   std::array<int, 3> q = ranks;
-  plan.levels.push_back({cells, {false, false, false}, q, false});
+  // The balanced split of the current grid on q (a new or agglomerated level's).
+  auto balanced = [&]() {
+    std::array<std::vector<long>, 3> split;
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c <= q[a]; ++c)
+        split[a].push_back(split_offset(cells[a], q[a], c));
+    return split;
+  };
+  plan.levels.push_back({cells, {false, false, false}, q, false, widths, balanced()});
   // The same grid on the process grid `to`, if that has fewer ranks.
   auto agglomerate = [&](const std::array<int, 3>& to) {
     if (to != q) {
       q = to;
-      plan.levels.push_back({cells, {false, false, false}, q, true});
+      plan.levels.push_back({cells, {false, false, false}, q, true, widths, balanced()});
     }
   };
   for (;;) {
-    // Which axes to halve depends on the grid alone, so every rank count has the same grids.
-    double h_min = h[0];
-    for (int a = 1; a < dim; ++a)
-      h_min = std::min(h_min, h[a]);
-    std::array<bool, 3> halve{false, false, false};
-    bool any = false;
+    // Which axes to halve depends on the grid alone, so every rank count has the same grids:
+    // those whose (mean) spacing is within a factor 2 of the finest, the even ones first, the
+    // odd ones too (their last coarse cell has one child) while the grid is too large to stop.
+    std::array<double, 3> h{};
+    double h_min = 0.0;
     for (int a = 0; a < dim; ++a) {
-      halve[a] = cells[a] % 2 == 0 && h[a] < 1.99 * h_min;
+      h[a] = grid.length[a] / double(cells[a]);
+      h_min = a == 0 ? h[a] : std::min(h_min, h[a]);
+    }
+    std::array<bool, 3> halve{false, false, false}, odd{false, false, false};
+    bool any = false, any_odd = false;
+    for (int a = 0; a < dim; ++a) {
+      const bool candidate = cells[a] >= 2 && h[a] < 1.99 * h_min;
+      halve[a] = candidate && cells[a] % 2 == 0;
+      odd[a] = candidate && cells[a] % 2 == 1;
       any = any || halve[a];
+      any_odd = any_odd || odd[a];
+    }
+    if (!any && any_odd && !direct_solve_fits(cells, grid.periodic, dim, spec).empty()) {
+      halve = odd;
+      any = true;
     }
     if (!any)
       break;
-    // Halving keeps each coarse cell's two children on its rank: the split of a halved axis must
-    // be into parts of an even number of cells.
-    std::array<int, 3> aligned = q;
+    std::array<long, 3> coarse = cells;
     for (int a = 0; a < dim; ++a)
-      while (halve[a] && cells[a] % (2L * aligned[a]) != 0)
-        --aligned[a];
-    agglomerate(aligned);
+      if (halve[a])
+        coarse[a] = (cells[a] + 1) / 2;
+    // Each coarse cell on the rank of its first child: a rank's coarse box is its fine box
+    // halved, rounded up at both ends. A rank whose coarse box would be narrower than 2 cells
+    // along an axis (restriction reads 2 ghost layers) goes onto fewer ranks first.
+    auto halved_split = [&](const std::vector<long>& fine) {
+      std::vector<long> coarse_split;
+      for (long offset : fine)
+        coarse_split.push_back((offset + 1) / 2);
+      return coarse_split;
+    };
+    auto narrowest = [](const std::vector<long>& split) {
+      long least = split.back();
+      for (std::size_t c = 0; c + 1 < split.size(); ++c)
+        least = std::min(least, split[c + 1] - split[c]);
+      return least;
+    };
+    std::array<int, 3> wide = q;
     for (int a = 0; a < dim; ++a)
-      if (halve[a]) {
-        cells[a] /= 2;
-        h[a] *= 2.0;
+      while (halve[a] && wide[a] > 1) {
+        std::vector<long> fine;
+        for (int c = 0; c <= wide[a]; ++c)
+          fine.push_back(split_offset(cells[a], wide[a], c));
+        if (narrowest(halved_split(fine)) >= 2)
+          break;
+        --wide[a];
       }
-    plan.levels.push_back({cells, halve, q, false});
+    agglomerate(wide);
+    std::array<std::vector<long>, 3> split = plan.levels.back().split;
+    for (int a = 0; a < dim; ++a)
+      if (halve[a])
+        split[a] = halved_split(split[a]);
+    cells = coarse;
+    for (int a = 0; a < dim; ++a)
+      if (halve[a])
+        widths[a] = halved_widths(widths[a]);
+    plan.levels.push_back({cells, halve, q, false, widths, split});
     // A small level goes onto fewer ranks: about half of them along the axis with the most.
     std::array<int, 3> fewer = q;
     while (fewer[0] * fewer[1] * fewer[2] > 1 &&
@@ -202,13 +400,9 @@ MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& r
     agglomerate(fewer);
   }
   agglomerate({1, 1, 1}); // the coarsest solve
-  const BandOrdering band(cells, grid.periodic, dim);
-  const double n = double(total(cells)), entries = n * double(band.bandwidth + 1);
-  if (entries > double(spec.max_direct_entries) ||
-      n * double(band.bandwidth) * double(band.bandwidth) > double(1L << 31))
-    plan.unavailable = "the coarsest grid (" + shape(cells, dim) +
-                       ") is too large for the direct solver; use cell counts with more factors "
-                       "of 2";
+  const std::string too_large = direct_solve_fits(cells, grid.periodic, dim, spec);
+  if (!too_large.empty())
+    plan.unavailable = "the coarsest grid (" + shape(cells, dim) + ") " + too_large;
   return plan;
 }
 
@@ -247,8 +441,8 @@ Box box_of(const MultigridPlan::Level& level, int r) {
   const int c[3] = {r % level.ranks[0], (r / level.ranks[0]) % level.ranks[1],
                     r / (level.ranks[0] * level.ranks[1])};
   for (int a = 0; a < 3; ++a) {
-    b.begin[a] = split_offset(level.cells[a], level.ranks[a], c[a]);
-    b.end[a] = split_offset(level.cells[a], level.ranks[a], c[a] + 1);
+    b.begin[a] = level.split[a][static_cast<std::size_t>(c[a])];
+    b.end[a] = level.split[a][static_cast<std::size_t>(c[a] + 1)];
   }
   return b;
 }
@@ -310,8 +504,12 @@ struct GeometricMultigrid::Level {
   /// Host copies of b and x (the views themselves on host memory spaces), for the changes of
   /// ranks and the coarsest solve, allocated once.
   FieldView::HostMirror b_host, x_host;
-  std::unique_ptr<HaloPlan> halo;
+  std::unique_ptr<HaloPlan> halo, halo_r; ///< for 1 ghost layer (x, b) and r's
   CellLaplacian op;
+  bool uniform = true; ///< every axis of one cell width: the smoother's fast kernels
+  /// From the previous level, per halved axis of varying widths (Transfer::tabled).
+  std::array<bool, 3> tabled{false, false, false};
+  std::array<TransferTable, 3> tables;
   /// On an agglomerated level: the moves of b onto its ranks and of x back, over the previous
   /// level's ranks.
   std::unique_ptr<Regrid> down, up;
@@ -349,6 +547,7 @@ GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec
       DomainSpec s = domain.spec();
       s.cells = p.cells;
       s.ranks = p.ranks;
+      s.splits = p.split;
       level->own_domain = std::make_unique<Domain>(*comm, s);
       level->domain = level->own_domain.get();
     }
@@ -356,11 +555,23 @@ GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec
     const std::string tag = "mg" + std::to_string(l);
     level->x = Field(d, Location::Cell, 1, tag + "::x");
     level->b = Field(d, Location::Cell, 1, tag + "::b");
-    level->r = Field(d, Location::Cell, 1, tag + "::r");
+    level->r = Field(d, Location::Cell, kRestrictionGhost, tag + "::r");
     level->halo = std::make_unique<HaloPlan>(d, Location::Cell, 1);
+    level->halo_r = std::make_unique<HaloPlan>(d, Location::Cell, kRestrictionGhost);
     level->b_host = Kokkos::create_mirror_view(level->b.view());
     level->x_host = Kokkos::create_mirror_view(level->x.view());
-    level->op = make_cell_laplacian(d, level->x.layout(), spec.faces);
+    level->op = make_cell_laplacian(d, level->x.layout(), spec.faces, p.widths);
+    for (int a = 0; a < d.dim(); ++a) {
+      level->uniform = level->uniform && level->op.uniform[a];
+      const std::vector<double>& fine = m_plan.levels[l > 0 ? l - 1 : 0].widths[a];
+      level->tabled[a] = p.halved[a] && !(all_equal(fine) && fine.size() % 2 == 0);
+      if (level->tabled[a]) {
+        auto sign = [&](int q) {
+          return spec.faces[q] == PressureBoundary::Dirichlet ? -1.0 : 1.0;
+        };
+        level->tables[a] = make_transfer_table(fine, d.periodic(a), sign(2 * a), sign(2 * a + 1));
+      }
+    }
     level->inv_diag = Field(d, Location::Cell, 1, tag + "::inv_diag");
     inverse_diagonal(level->op, level->x, level->inv_diag);
     m_levels.push_back(std::move(level));
@@ -392,7 +603,24 @@ void GeometricMultigrid::setup_coarsest() {
   m_direct = std::make_unique<BandedCholesky>(n, std::min(band.bandwidth, n - 1));
   m_direct_index.assign(static_cast<std::size_t>(n), 0);
   m_direct_rhs.assign(static_cast<std::size_t>(n), 0.0);
+  m_direct_volume.clear();
   const CellLaplacian& op = level.op;
+  // The couplings of the axes of varying widths, the same numbers as the kernels' (host copies).
+  const auto& widths = m_plan.levels.back().widths;
+  std::array<AxisCouplings, 3> varying;
+  for (int a = 0; a < dim; ++a)
+    if (!op.uniform[a])
+      varying[a] =
+          axis_couplings(widths[a], op.periodic[a], m_spec.faces[2 * a], m_spec.faces[2 * a + 1]);
+  // Towards the lower (side 0) or upper neighbour of global cell g along a, or its boundary face.
+  auto coupling = [&](int a, long g, int side) {
+    if (op.uniform[a]) {
+      const bool face = !op.periodic[a] && (side == 0 ? g == 0 : g == cells[a] - 1);
+      return face ? op.face_diag[2 * a + side] : op.inv_h2[a];
+    }
+    const auto& c = side == 0 ? varying[a].lower : varying[a].upper;
+    return c[static_cast<std::size_t>(g)];
+  };
   long g[3];
   std::size_t cell = 0; // x fastest, as the owned box is walked in solve_coarsest
   for (g[2] = 0; g[2] < cells[2]; ++g[2])
@@ -400,25 +628,33 @@ void GeometricMultigrid::setup_coarsest() {
       for (g[0] = 0; g[0] < cells[0]; ++g[0], ++cell) {
         const long row = band.index(g);
         m_direct_index[cell] = row;
+        // Cells of varying widths: the rows of volume x (-L), which is symmetric.
+        double volume = 1.0;
+        if (!level.uniform) {
+          for (int a = 0; a < dim; ++a)
+            volume *= widths[a][static_cast<std::size_t>(g[a])];
+          m_direct_volume.push_back(volume);
+        }
         const bool grounded = m_singular && row == 0;
         double diag = 0.0;
         for (int a = 0; a < dim; ++a)
           for (int side = 0; side < 2; ++side) {
+            const double c = volume * coupling(a, g[a], side);
             long nb[3] = {g[0], g[1], g[2]};
             nb[a] += side == 0 ? -1 : 1;
             if (!op.periodic[a] && (nb[a] < 0 || nb[a] >= cells[a])) {
-              diag += op.face_diag[2 * a + side];
+              diag += c;
               continue;
             }
             nb[a] = (nb[a] + cells[a]) % cells[a];
-            diag += op.inv_h2[a];
+            diag += c;
             const long col = band.index(nb);
             if (grounded || (m_singular && col == 0))
               continue; // the grounded cell is decoupled: its value is fixed to 0
             if (col < row)
-              m_direct->add(row, col, -op.inv_h2[a]);
+              m_direct->add(row, col, -c);
             else if (col == row)
-              diag -= op.inv_h2[a]; // a periodic axis of one cell couples a cell to itself
+              diag -= c; // a periodic axis of one cell couples a cell to itself
           }
         m_direct->add(row, row, grounded ? 1.0 : diag);
       }
@@ -429,18 +665,31 @@ void GeometricMultigrid::solve_coarsest(Level& level) {
   const auto& b = level.b_host;
   Kokkos::deep_copy(b, level.b.view());
   const IndexSpace& own = level.b.owned();
+  const bool weighted = !m_direct_volume.empty(); // cells of varying widths
   std::size_t cell = 0;
-  double mean = 0.0;
+  double mean = 0.0, volume = 0.0;
   for (long k = own.begin[2]; k < own.end[2]; ++k)
     for (long j = own.begin[1]; j < own.end[1]; ++j)
       for (long i = own.begin[0]; i < own.end[0]; ++i, ++cell) {
-        m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] = b(i, j, k);
-        mean += b(i, j, k);
+        const double v = weighted ? m_direct_volume[cell] : 1.0;
+        m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] =
+            weighted ? v * b(i, j, k) : b(i, j, k);
+        mean += weighted ? v * b(i, j, k) : b(i, j, k);
+        volume += v;
       }
-  mean /= double(cell);
+  mean /= weighted ? volume : double(cell);
   if (m_singular) { // a consistent right-hand side, and the grounded cell's equation dropped
-    for (double& v : m_direct_rhs)
-      v -= mean;
+    if (weighted) {
+      cell = 0;
+      for (long k = own.begin[2]; k < own.end[2]; ++k)
+        for (long j = own.begin[1]; j < own.end[1]; ++j)
+          for (long i = own.begin[0]; i < own.end[0]; ++i, ++cell)
+            m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] -=
+                m_direct_volume[cell] * mean;
+    } else {
+      for (double& v : m_direct_rhs)
+        v -= mean;
+    }
     m_direct_rhs[0] = 0.0;
   }
   m_direct->solve(m_direct_rhs);
@@ -460,18 +709,32 @@ void GeometricMultigrid::solve_coarsest(Level& level) {
 namespace {
 
 /// Off-diagonal part of -L with the boundary ghosts at zero: the neighbours' sum. The boundary
-/// faces' share of the diagonal is in the level's inverse diagonal instead.
-template <int Dim>
+/// faces' share of the diagonal is in the level's inverse diagonal instead. Uniform: every axis
+/// of one cell width (inv_h2); else per-cell couplings where an axis has varying widths (their
+/// entry at a non-periodic end multiplies the zero ghost).
+template <int Dim, bool Uniform>
 KOKKOS_INLINE_FUNCTION double neighbour_sum(const CellLaplacian& op, const FieldView& x, long i,
                                             long j, long k) {
-  double s = op.inv_h2[0] * (x(i - 1, j, k) + x(i + 1, j, k)) +
-             op.inv_h2[1] * (x(i, j - 1, k) + x(i, j + 1, k));
-  if (Dim == 3)
-    s += op.inv_h2[2] * (x(i, j, k - 1) + x(i, j, k + 1));
+  if (Uniform) {
+    double s = op.inv_h2[0] * (x(i - 1, j, k) + x(i + 1, j, k)) +
+               op.inv_h2[1] * (x(i, j - 1, k) + x(i, j + 1, k));
+    if (Dim == 3)
+      s += op.inv_h2[2] * (x(i, j, k - 1) + x(i, j, k + 1));
+    return s;
+  }
+  const long at[3] = {i, j, k};
+  double s = 0.0;
+  for (int a = 0; a < Dim; ++a) {
+    const long g = at[a] + op.offset[a];
+    const double below = x(i - (a == 0), j - (a == 1), k - (a == 2)),
+                 above = x(i + (a == 0), j + (a == 1), k + (a == 2));
+    s += op.uniform[a] ? op.inv_h2[a] * (below + above)
+                       : op.lower[a](g) * below + op.upper[a](g) * above;
+  }
   return s;
 }
 
-template <int Dim>
+template <int Dim, bool Uniform>
 void smooth_kernel(const CellLaplacian& op, const FieldView& x, const FieldView& b,
                    const FieldView& inv_diag, const IndexSpace& own, int colour) {
   IndexSpace half = own;
@@ -483,17 +746,21 @@ void smooth_kernel(const CellLaplacian& op, const FieldView& x, const FieldView&
         const long parity = (first + op.offset[0] + j + op.offset[1] + k + op.offset[2]) & 1;
         const long i = first + 2 * ii + (parity ^ colour);
         if (i < end)
-          x(i, j, k) = (b(i, j, k) + neighbour_sum<Dim>(op, x, i, j, k)) * inv_diag(i, j, k);
+          x(i, j, k) =
+              (b(i, j, k) + neighbour_sum<Dim, Uniform>(op, x, i, j, k)) * inv_diag(i, j, k);
       });
 }
 
-template <int Dim>
+/// r = b - (-L) x over x's owned cells; r has wider ghosts, so its local index is x's + shift.
+template <int Dim, bool Uniform>
 void residual_kernel(const CellLaplacian& op, const FieldView& x, const FieldView& b,
-                     const FieldView& inv_diag, const FieldView& r, const IndexSpace& own) {
+                     const FieldView& inv_diag, const FieldView& r, const IndexSpace& own,
+                     const std::array<long, 3>& shift) {
+  const long si = shift[0], sj = shift[1], sk = shift[2];
   for_each(
       "mg::residual", own, KOKKOS_LAMBDA(long i, long j, long k) {
-        r(i, j, k) =
-            b(i, j, k) - (x(i, j, k) / inv_diag(i, j, k) - neighbour_sum<Dim>(op, x, i, j, k));
+        r(i + si, j + sj, k + sk) = b(i, j, k) - (x(i, j, k) / inv_diag(i, j, k) -
+                                                  neighbour_sum<Dim, Uniform>(op, x, i, j, k));
       });
 }
 
@@ -502,22 +769,27 @@ void residual_kernel(const CellLaplacian& op, const FieldView& x, const FieldVie
 void GeometricMultigrid::smooth(Level& level, int colour) {
   // The boundary ghosts of x stay zero while a level smooths (see vcycle).
   level.halo->fill(level.x);
-  if (level.domain->dim() == 2)
-    smooth_kernel<2>(level.op, level.x.view(), level.b.view(), level.inv_diag.view(),
-                     level.x.owned(), colour);
+  const auto args = std::make_tuple(level.op, level.x.view(), level.b.view(), level.inv_diag.view(),
+                                    level.x.owned(), colour);
+  const bool three = level.domain->dim() == 3;
+  if (level.uniform)
+    std::apply(three ? smooth_kernel<3, true> : smooth_kernel<2, true>, args);
   else
-    smooth_kernel<3>(level.op, level.x.view(), level.b.view(), level.inv_diag.view(),
-                     level.x.owned(), colour);
+    std::apply(three ? smooth_kernel<3, false> : smooth_kernel<2, false>, args);
 }
 
 void GeometricMultigrid::residual(Level& level) {
   level.halo->fill(level.x);
-  if (level.domain->dim() == 2)
-    residual_kernel<2>(level.op, level.x.view(), level.b.view(), level.inv_diag.view(),
-                       level.r.view(), level.x.owned());
+  std::array<long, 3> shift{};
+  for (int a = 0; a < 3; ++a)
+    shift[a] = level.r.owned().begin[a] - level.x.owned().begin[a];
+  const auto args = std::make_tuple(level.op, level.x.view(), level.b.view(), level.inv_diag.view(),
+                                    level.r.view(), level.x.owned(), shift);
+  const bool three = level.domain->dim() == 3;
+  if (level.uniform)
+    std::apply(three ? residual_kernel<3, true> : residual_kernel<2, true>, args);
   else
-    residual_kernel<3>(level.op, level.x.view(), level.b.view(), level.inv_diag.view(),
-                       level.r.view(), level.x.owned());
+    std::apply(three ? residual_kernel<3, false> : residual_kernel<2, false>, args);
 }
 
 void GeometricMultigrid::apply_operator(Field& x, Field& out) {
@@ -535,11 +807,14 @@ void GeometricMultigrid::apply_operator(Field& x, Field& out) {
 
 namespace {
 
-Transfer make_transfer(const MultigridPlan::Level& coarse_plan, const Field& fine,
+Transfer make_transfer(const MultigridPlan::Level& coarse_plan, const std::array<bool, 3>& tabled,
+                       const std::array<TransferTable, 3>& tables, const Field& fine,
                        const Field& coarse) {
   Transfer t;
   for (int a = 0; a < 3; ++a) {
     t.halved[a] = coarse_plan.halved[a];
+    t.tabled[a] = tabled[a];
+    t.table[a] = tables[a];
     t.fine_offset[a] = fine.layout().global_offset[a];
     t.coarse_offset[a] = coarse.layout().global_offset[a];
   }
@@ -549,7 +824,9 @@ Transfer make_transfer(const MultigridPlan::Level& coarse_plan, const Field& fin
 } // namespace
 
 void GeometricMultigrid::fill_ghosts(Level& level, Field& f) {
-  level.halo->fill(f);
+  require(f.layout().ghost == 1 || f.layout().ghost == kRestrictionGhost,
+          "multigrid transfers take fields with 1 or kRestrictionGhost ghost layers");
+  (f.layout().ghost == 1 ? level.halo : level.halo_r)->fill(f);
   fill_boundary_ghosts(*level.domain, m_spec.faces, f);
 }
 
@@ -601,7 +878,8 @@ void transfer_kernel(const char* label, const Transfer& t, const FieldView& in,
 void GeometricMultigrid::prolong_add(int coarse, Field& coarse_x, Field& fine) {
   Level& c = *m_levels.at(static_cast<std::size_t>(coarse));
   fill_ghosts(c, coarse_x);
-  const Transfer t = make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], fine, coarse_x);
+  const Transfer t = make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], c.tabled,
+                                   c.tables, fine, coarse_x);
   if (c.domain->dim() == 2)
     transfer_kernel<2, 2>("mg::prolong_add", t, coarse_x.view(), fine.view(), fine.owned());
   else
@@ -611,8 +889,9 @@ void GeometricMultigrid::prolong_add(int coarse, Field& coarse_x, Field& fine) {
 void GeometricMultigrid::restrict_to(int coarse, Field& fine_r, Field& coarse_b) {
   Level& f = *m_levels.at(static_cast<std::size_t>(coarse - 1));
   fill_ghosts(f, fine_r);
-  const Transfer t =
-      make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], fine_r, coarse_b);
+  const Level& c = *m_levels.at(static_cast<std::size_t>(coarse));
+  const Transfer t = make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], c.tabled,
+                                   c.tables, fine_r, coarse_b);
   if (f.domain->dim() == 2)
     transfer_kernel<2, 4>("mg::restrict", t, fine_r.view(), coarse_b.view(), coarse_b.owned());
   else

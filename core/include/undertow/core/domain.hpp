@@ -10,6 +10,7 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace undertow {
 
@@ -24,6 +25,10 @@ struct DomainSpec {
   std::array<double, 3> length{1.0, 1.0, 1.0}; ///< box size per axis
   std::array<bool, 3> periodic{false, false, false};
   std::array<int, 3> ranks{0, 0, 0}; ///< ranks per axis; 0 = chosen automatically
+  /// Per axis, the first cell of each rank along it and then the cell count (ranks + 1 entries,
+  /// increasing): an explicit split, e.g. a multigrid level that keeps each coarse cell with its
+  /// children. Empty: the balanced split (split_offset). Not read from case files.
+  std::array<std::vector<long>, 3> splits;
 
   /// Declares the [domain] keys. Not collective.
   static void declare_keys(ConfigSchema& schema);

@@ -5,10 +5,15 @@
 /// across a periodic wrap) adds (x_p - x_nb) / h_a^2; a non-periodic boundary face adds nothing
 /// (Neumann: wall or inflow, no flux) or 2 x_p / h_a^2 (Dirichlet: outflow, p = 0 on the face,
 /// ghost -x_p). Units: 1/m^2 times the unit of x.
+///
+/// Along an axis of cells of varying width w (the coarse levels of an odd cell count, stretched
+/// grids), the same finite-volume form: (x_p - x_nb) / (w_p d) with d the distance between the
+/// two centres, and 2 x_p / w_p^2 at a Dirichlet face. w_p (-L) is symmetric.
 
 #include "undertow/core/field.hpp"
 
 #include <array>
+#include <vector>
 
 namespace undertow {
 namespace linear {
@@ -22,9 +27,23 @@ enum class PressureBoundary {
 /// Per face: x-, x+, y-, y+, z-, z+. Ignored on periodic axes.
 using PressureFaces = std::array<PressureBoundary, 6>;
 
+/// The couplings of one axis of cells of widths w [m] (global, in order) [1/m^2]: lower[g] to
+/// cell g - 1 and upper[g] to g + 1; at a non-periodic end, the boundary face's share of the
+/// diagonal instead (2 / w^2 at a Dirichlet face, 0 at a Neumann one). Not collective.
+struct AxisCouplings {
+  std::vector<double> lower, upper;
+};
+AxisCouplings axis_couplings(const std::vector<double>& widths, bool periodic, PressureBoundary low,
+                             PressureBoundary high);
+
 /// Device-copyable description of -L on one grid of one rank.
 struct CellLaplacian {
+  using Couplings = Kokkos::View<const double*, MemorySpace>;
   int dim = 2;
+  /// Per axis: cells of one width, with inv_h2 and face_diag; else lower and upper (global
+  /// index, see AxisCouplings).
+  bool uniform[3] = {true, true, true};
+  Couplings lower[3], upper[3];
   double inv_h2[3] = {0, 0, 0};
   long cells[3] = {1, 1, 1};  ///< global cells per axis
   long offset[3] = {0, 0, 0}; ///< global index of local index 0 (ghosts have local index 0)
@@ -42,21 +61,28 @@ struct CellLaplacian {
       const long g = at[a] + offset[a];
       for (int side = 0; side < 2; ++side) {
         const long step = side == 0 ? -1 : 1;
+        const double c = uniform[a] ? inv_h2[a] : (side == 0 ? lower[a](g) : upper[a](g));
         if (!periodic[a] && (g + step < 0 || g + step >= cells[a])) {
-          diag += face_diag[2 * a + side];
+          diag += uniform[a] ? face_diag[2 * a + side] : c;
           continue;
         }
-        diag += inv_h2[a];
-        neighbours += inv_h2[a] *
-                      x(i + (a == 0 ? step : 0), j + (a == 1 ? step : 0), k + (a == 2 ? step : 0));
+        diag += c;
+        neighbours +=
+            c * x(i + (a == 0 ? step : 0), j + (a == 1 ? step : 0), k + (a == 2 ? step : 0));
       }
     }
   }
 };
 
-/// The operator on `layout` (a cell layout of `domain`) with the given boundary faces.
+/// The operator on `layout` (a cell layout of `domain`) with the given boundary faces, on the
+/// domain's uniform cells.
 CellLaplacian make_cell_laplacian(const Domain& domain, const FieldLayout& layout,
                                   const PressureFaces& faces);
+/// The same on cells of the given widths per axis [m] (global; the active axes'): an axis whose
+/// widths are all equal is uniform, with inv_h2 = 1 / w^2.
+CellLaplacian make_cell_laplacian(const Domain& domain, const FieldLayout& layout,
+                                  const PressureFaces& faces,
+                                  const std::array<std::vector<double>, 3>& widths);
 
 /// True if no face is Dirichlet: -L is then singular, with the constants as null space.
 bool is_singular(const Domain& domain, const PressureFaces& faces);

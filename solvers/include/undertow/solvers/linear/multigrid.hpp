@@ -6,22 +6,29 @@
 ///
 /// - **Hierarchy.** Each level halves the axes whose cell count is even and whose spacing is
 ///   within a factor 2 of the finest spacing of that level (semi-coarsening on stretched cells).
-///   Coarse operators are rediscretised.
-/// - **Transfers.** Prolongation is cell-centred bilinear (trilinear in 3D), with the boundary
-///   ghosts of the operator (mirror at Neumann faces, negated at Dirichlet faces). Restriction is
-///   its exact transpose divided by 2 per halved axis, so the V-cycle is symmetric.
+///   Where no such axis is even and the grid is larger than MultigridSpec::max_coarsest_cells,
+///   the odd axes are halved too: cells 2g and 2g+1 form coarse cell g, the last one alone, so
+///   the coarse cells have two widths (and any count coarsens). Coarse operators are
+///   rediscretised, in finite-volume form on cells of varying width (cell_laplacian.hpp).
+/// - **Transfers.** Prolongation is cell-centred bilinear (trilinear in 3D): linear
+///   interpolation between cell centres, with the boundary ghosts of the operator (mirror at
+///   Neumann faces, negated at Dirichlet faces). Restriction is its exact transpose weighted by
+///   the fine over the coarse cell volumes (1/2 per halved axis of equal cells), so the V-cycle
+///   is symmetric in the volume-weighted inner product, which on the finest (uniform) grid is
+///   the plain one.
 /// - **Smoother.** Red-black Gauss-Seidel by global cell parity: red then black before the
 ///   coarse correction, black then red after it.
 /// - **Ranks.** Every level stays distributed while it has at least
 ///   MultigridSpec::min_cells_per_rank cells per rank. A smaller level is agglomerated: the same
 ///   grid is moved onto fewer ranks (the first ones of the fine grid's communicator, on a process
 ///   grid with about half the ranks along its longest axis, as often as needed), where coarsening
-///   goes on; the ranks left out wait for the way back up. A split that cannot be halved (its
-///   cell counts are not 2 x ranks x k along a halved axis: uneven splits) is agglomerated onto
-///   a process grid that can be. The coarsest grid lives on one rank and is solved exactly by a
-///   banded Cholesky factorisation (one cell grounded when -L is singular). The grid sequence,
-///   smoothing order and transfers do not depend on the rank count, so the preconditioner is the
-///   same operator on any number of ranks, to round-off.
+///   goes on; the ranks left out wait for the way back up. A halved level keeps each coarse cell
+///   on the rank of its first child (each rank's box halved, rounded up), so any split (uneven,
+///   odd counts) coarsens where it is; a rank whose coarse box would be narrower than 2 cells
+///   goes onto fewer ranks first. The coarsest grid lives on one rank and is
+///   solved exactly by a banded Cholesky factorisation (one cell grounded when -L is singular). The
+///   grid sequence, smoothing order and transfers do not depend on the rank count, so the
+///   preconditioner is the same operator on any number of ranks, to round-off.
 
 #include "undertow/core/halo.hpp"
 #include "undertow/solvers/linear/banded_cholesky.hpp"
@@ -43,6 +50,9 @@ struct MultigridSpec {
   int post_sweeps = 1; ///< black-red sweeps after it
   /// A coarse level with fewer cells per rank than this is agglomerated onto fewer ranks.
   long min_cells_per_rank = 1024;
+  /// Odd cell counts are halved too (into cells of two widths) while the grid has more cells
+  /// than this; a smaller grid that cannot be halved evenly is the coarsest, solved directly.
+  long max_coarsest_cells = 8192;
   long max_direct_entries = 1L << 22; ///< largest band storage (doubles) of the coarsest solve
 };
 
@@ -56,6 +66,12 @@ struct MultigridPlan {
     /// ranks of the finest level's communicator.
     std::array<int, 3> ranks{1, 1, 1};
     bool agglomerated = false; ///< the previous level's grid, moved onto fewer ranks
+    /// Per axis, the widths of the cells [m] (global, in order): uniform until an odd count is
+    /// halved.
+    std::array<std::vector<double>, 3> widths;
+    /// Per axis, the first cell of each rank along it, then the count (DomainSpec::splits): a
+    /// halved level keeps each coarse cell on the rank of its first child.
+    std::array<std::vector<long>, 3> split;
     int rank_count() const { return ranks[0] * ranks[1] * ranks[2]; }
   };
   std::vector<Level> levels;
@@ -97,8 +113,13 @@ class GeometricMultigrid {
   /// Fills x's halo. Collective.
   void apply_operator(Field& x, Field& out);
 
+  /// Ghost layers of the field restricted from (a coarse cell's taps reach 2 cells past the
+  /// rank's fine box where a split is odd).
+  static constexpr int kRestrictionGhost = 2;
+
   /// Prolongation from level `coarse` to `coarse - 1`, added into `fine`, and restriction, its
-  /// transpose over 2^(halved axes): exposed for the transpose test. Collective.
+  /// transpose weighted by cell volumes (over 2^(halved axes) on cells of equal widths): exposed
+  /// for the transpose test. `fine_r` has kRestrictionGhost ghost layers. Collective.
   void prolong_add(int coarse, Field& coarse_x, Field& fine);
   void restrict_to(int coarse, Field& fine_r, Field& coarse_b);
 
@@ -138,6 +159,7 @@ class GeometricMultigrid {
   std::unique_ptr<BandedCholesky> m_direct;
   std::vector<long> m_direct_index; ///< band ordering of each cell of the coarsest grid
   std::vector<double> m_direct_rhs;
+  std::vector<double> m_direct_volume; ///< per cell, where the coarsest cells' widths vary
   double m_coarse_seconds = 0;
 };
 
