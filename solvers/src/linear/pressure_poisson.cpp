@@ -1,6 +1,7 @@
 #include "undertow/solvers/linear/pressure_poisson.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <sstream>
@@ -281,7 +282,7 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
     throw CollectiveError(
         std::string("the pressure Poisson solve did not converge (") + KSPConvergedReasons[reason] +
         ") after " + std::to_string(stats.iterations) + " iterations, residual " +
-        std::to_string(stats.residual) + ". Loosen pressure.rtol, raise pressure.max_iterations, " +
+        format("%.3e", stats.residual) + ". Loosen pressure.rtol, raise pressure.max_iterations, " +
         "or choose another preconditioner in pressure.petsc_options (e.g. '-pc_type hypre').");
   if (m_null)
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
