@@ -49,17 +49,97 @@ long RevolveSchedule::minimum_advances(long steps, int slots) {
   return r * steps - static_cast<long>(std::llround(binomial(slots + r, slots + 1)));
 }
 
+RevolveActions::RevolveActions(long first, long length, int slot, std::vector<int> free)
+    : m_free(std::move(free)) {
+  if (length > 0)
+    m_frames.push_back({first, length, slot});
+}
+
+void RevolveActions::queue(Action::Kind kind, long step, int slot) {
+  m_queue[m_queued++] = {kind, step, slot};
+}
+
+bool RevolveActions::next(Action& action) {
+  if (m_taken == m_queued) {
+    m_taken = m_queued = 0;
+    advance();
+    if (m_queued == 0)
+      return false;
+  }
+  action = m_queue[m_taken++];
+  return true;
+}
+
+void RevolveActions::advance() {
+  // The recursion of binomial reversal, one frame per range: x_first is the current state and
+  // sits in `slot`.
+  while (m_queued == 0 && !m_frames.empty()) {
+    Frame& f = m_frames.back();
+    if (f.stage == Frame::Start) {
+      if (f.length == 1) {
+        queue(Action::Record, f.first, 0);
+        queue(Action::Reverse, f.first, 0);
+        m_frames.pop_back();
+      } else if (m_free.empty()) {
+        // No slot left: reverse from the last step down, advancing from x_first each time.
+        f.stage = Frame::Countdown;
+        f.k = f.first + f.length - 1;
+      } else {
+        f.m = RevolveSchedule::split(f.length, static_cast<int>(m_free.size()));
+        f.taken = m_free.back();
+        m_free.pop_back();
+        f.stage = Frame::Left;
+        queue(Action::Advance, f.first + f.m, 0);
+        m_advances += f.m;
+        queue(Action::Save, f.first + f.m, f.taken);
+        const Frame right{f.first + f.m, f.length - f.m, f.taken};
+        m_frames.push_back(right); // f is not used past this point
+      }
+    } else if (f.stage == Frame::Countdown) {
+      const long k = f.k;
+      if (k > f.first) {
+        queue(Action::Advance, k, 0);
+        m_advances += k - f.first;
+      }
+      queue(Action::Record, k, 0);
+      queue(Action::Reverse, k, 0);
+      if (k > f.first)
+        queue(Action::Restore, f.first, f.slot);
+      if (--f.k < f.first)
+        m_frames.pop_back();
+    } else { // Left: the right part is reversed; its slot comes free
+      m_free.push_back(f.taken);
+      queue(Action::Restore, f.first, f.slot);
+      f = {f.first, f.m, f.slot};
+    }
+  }
+}
+
+std::unique_ptr<RevolveActions> RevolveSchedule::restart() const {
+  std::vector<int> free;
+  for (int q = m_slots - 1; q >= 1; --q)
+    free.push_back(q);
+  return std::make_unique<RevolveActions>(0, m_steps, 0, free);
+}
+
 RevolveSchedule::RevolveSchedule(long steps, int slots) : m_steps(steps), m_slots(slots) {
   if (slots < 1)
     throw ConfigError("checkpoint.ram_slots must be at least 1 (the slot of x_0)");
-  if (steps > 0) {
-    m_actions.push_back({Action::Save, 0, 0});
-    std::vector<int> free;
-    for (int q = slots - 1; q >= 1; --q)
-      free.push_back(q);
-    m_advances = plan(0, steps, 0, free, m_actions);
+  // One pass to count: the advances, and the saves and restores of each slot.
+  m_saves.assign(static_cast<std::size_t>(slots), 0);
+  m_restores.assign(static_cast<std::size_t>(slots), 0);
+  if (steps > 0)
+    ++m_saves[0];
+  const auto counting = restart();
+  for (Action a; counting->next(a);) {
+    if (a.kind == Action::Save)
+      ++m_saves.at(static_cast<std::size_t>(a.slot));
+    else if (a.kind == Action::Restore)
+      ++m_restores.at(static_cast<std::size_t>(a.slot));
   }
-  m_actions.push_back({Action::Done, 0, 0});
+  m_advances = counting->advances();
+  m_actions = restart();
+  m_saved_first = steps == 0;
 }
 
 void RevolveSchedule::end_at(long steps) {
@@ -84,43 +164,13 @@ long RevolveSchedule::split(long length, int free) {
   return std::max(1L, std::min({a, length - b, length - 1}));
 }
 
-long RevolveSchedule::plan(long first, long length, int slot, std::vector<int>& free,
-                           std::vector<Action>& out) {
-  // x_first is the current state and sits in `slot`.
-  if (length == 1) {
-    out.push_back({Action::Record, first, 0});
-    out.push_back({Action::Reverse, first, 0});
-    return 0;
-  }
-  long advances = 0;
-  if (free.empty()) {
-    // No slot left: reverse from the last step down, advancing from x_first each time.
-    for (long k = first + length - 1; k >= first; --k) {
-      if (k > first) {
-        out.push_back({Action::Advance, k, 0});
-        advances += k - first;
-      }
-      out.push_back({Action::Record, k, 0});
-      out.push_back({Action::Reverse, k, 0});
-      if (k > first)
-        out.push_back({Action::Restore, first, slot});
-    }
-    return advances;
-  }
-  const long m = split(length, static_cast<int>(free.size()));
-  const int next = free.back();
-  free.pop_back();
-  out.push_back({Action::Advance, first + m, 0});
-  advances += m;
-  out.push_back({Action::Save, first + m, next});
-  advances += plan(first + m, length - m, next, free, out);
-  free.push_back(next);
-  out.push_back({Action::Restore, first, slot});
-  return advances + plan(first, m, slot, free, out);
-}
-
 Action RevolveSchedule::next() {
-  return m_position < m_actions.size() ? m_actions[m_position++] : Action{};
+  if (!m_saved_first) {
+    m_saved_first = true;
+    return {Action::Save, 0, 0};
+  }
+  Action a;
+  return m_actions->next(a) ? a : Action{};
 }
 
 OnlineRevolveSchedule::OnlineRevolveSchedule(int slots) : m_slots(slots) {
@@ -135,8 +185,26 @@ OnlineRevolveSchedule::OnlineRevolveSchedule(int slots) : m_slots(slots) {
 Action OnlineRevolveSchedule::next() {
   if (m_position < m_pending.size())
     return m_pending[m_position++];
-  if (m_ended)
-    return Action{};
+  if (m_ended) {
+    // The reversal: the intervals between the forward checkpoints, from the last.
+    Action a;
+    if (m_interval && m_interval->next(a))
+      return a;
+    if (m_interval) {
+      m_free = m_interval->free();
+      m_free.push_back(m_interval_slot);
+      m_interval.reset();
+    }
+    if (m_kept.empty())
+      return Action{};
+    const auto start = m_kept.back();
+    m_kept.pop_back();
+    m_interval =
+        std::make_unique<RevolveActions>(start.first, m_end - start.first, start.second, m_free);
+    m_interval_slot = start.second;
+    m_end = start.first;
+    return {Action::Restore, start.first, start.second};
+  }
   // Forward sweep: one step at a time, until end_at.
   m_pending.clear();
   m_position = 0;
@@ -184,28 +252,26 @@ void OnlineRevolveSchedule::end_at(long steps) {
                                  [&](const Action& a) { return a.kind == Action::Save; }),
                   m_pending.end()); // a save of x_steps, not handed out yet
   m_position = 0;
+  if (steps == 0)
+    m_kept.clear();
+  // The advances of the whole sweep, counted once; the actions come as they are asked for.
+  std::vector<int> free = m_free;
   long end = steps;
-  while (!m_kept.empty() && steps > 0) {
-    const auto start = m_kept.back();
-    m_kept.pop_back();
-    m_pending.push_back({Action::Restore, start.first, start.second});
-    m_advances +=
-        RevolveSchedule::plan(start.first, end - start.first, start.second, m_free, m_pending);
-    m_free.push_back(start.second);
-    end = start.first;
+  for (auto start = m_kept.rbegin(); start != m_kept.rend(); ++start) {
+    RevolveActions reversal(start->first, end - start->first, start->second, free);
+    for (Action a; reversal.next(a);) {
+    }
+    m_advances += reversal.advances();
+    free = reversal.free();
+    free.push_back(start->second);
+    end = start->first;
   }
-  m_pending.push_back({Action::Done, 0, 0});
+  m_end = steps;
 }
 
-std::vector<bool> place_in_memory(const std::vector<Action>& actions, int slots, int ram_slots) {
-  std::vector<long> restores(static_cast<std::size_t>(slots), 0),
-      saves(static_cast<std::size_t>(slots), 0);
-  for (const Action& a : actions) {
-    if (a.kind == Action::Restore)
-      ++restores.at(static_cast<std::size_t>(a.slot));
-    else if (a.kind == Action::Save)
-      ++saves.at(static_cast<std::size_t>(a.slot));
-  }
+std::vector<bool> place_in_memory(const std::vector<long>& saves, const std::vector<long>& restores,
+                                  int ram_slots) {
+  const int slots = static_cast<int>(saves.size());
   std::vector<int> order(static_cast<std::size_t>(slots));
   for (int q = 0; q < slots; ++q)
     order[static_cast<std::size_t>(q)] = q;

@@ -76,10 +76,10 @@ class Sweep {
         m_reverse(log, m_t_end, every), m_log(log) {
     const int slots = m_schedule->slots();
     std::vector<bool> in_memory(static_cast<std::size_t>(slots), true);
-    if (c.schedule == Checkpointing::Schedule::Multistage)
-      in_memory =
-          place_in_memory(static_cast<RevolveSchedule&>(*m_schedule).actions(), slots, c.ram_slots);
-    else if (c.schedule == Checkpointing::Schedule::Online)
+    if (c.schedule == Checkpointing::Schedule::Multistage) {
+      const auto& revolve = static_cast<RevolveSchedule&>(*m_schedule);
+      in_memory = place_in_memory(revolve.saves(), revolve.restores(), c.ram_slots);
+    } else if (c.schedule == Checkpointing::Schedule::Online)
       for (int q = 0; q < slots; ++q)
         in_memory[static_cast<std::size_t>(q)] = q < c.ram_slots;
     if (c.disk_slots > 0 || c.resume)

@@ -151,12 +151,19 @@ TEST(Schedules, MultistageKeepsTheMostRestoredSlotsInMemory) {
   for (int slots : {3, 6, 10})
     for (long steps : {50L, 200L}) {
       RevolveSchedule schedule(steps, slots);
-      std::vector<long> restores(static_cast<std::size_t>(slots), 0);
-      for (const Action& a : schedule.actions())
+      // The restores the actions make, counted here, are the schedule's own counts.
+      std::vector<long> restores(static_cast<std::size_t>(slots), 0),
+          saves(static_cast<std::size_t>(slots), 0);
+      for (Action a = schedule.next(); a.kind != Action::Done; a = schedule.next())
         if (a.kind == Action::Restore)
           ++restores[static_cast<std::size_t>(a.slot)];
+        else if (a.kind == Action::Save)
+          ++saves[static_cast<std::size_t>(a.slot)];
+      EXPECT_EQ(restores, schedule.restores());
+      EXPECT_EQ(saves, schedule.saves());
       for (int ram = 0; ram <= slots; ++ram) {
-        const std::vector<bool> memory = place_in_memory(schedule.actions(), slots, ram);
+        const std::vector<bool> memory =
+            place_in_memory(schedule.saves(), schedule.restores(), ram);
         ASSERT_EQ(std::count(memory.begin(), memory.end(), true), ram);
         for (std::size_t a = 0; a < memory.size(); ++a)
           for (std::size_t b = 0; b < memory.size(); ++b) {
