@@ -436,6 +436,9 @@ TEST(Multigrid, LevelsStayDistributedUntilSmallThenGoOntoFewerRanks) {
           for (std::size_t c = 0; c < above.split[a].size(); ++c) {
             const long fine = above.split[a][c], coarse = level.split[a][c];
             EXPECT_EQ(coarse, level.halved[a] ? (fine + 1) / 2 : fine) << name << " level " << l;
+            if (level.halved[a] && c + 1 < level.split[a].size() && level.ranks[a] > 1) {
+              EXPECT_GE(level.split[a][c + 1] - coarse, 2) << name << " level " << l; // 2 ghosts
+            }
           }
       }
       // Distributed while not small: a move onto fewer ranks that the next halving did not

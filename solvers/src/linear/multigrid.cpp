@@ -370,12 +370,17 @@ MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& r
         least = std::min(least, split[c + 1] - split[c]);
       return least;
     };
+    // The split checked is the level's own while it keeps its ranks (a halved level's split is
+    // not the balanced one), the balanced one on fewer.
     std::array<int, 3> wide = q;
     for (int a = 0; a < dim; ++a)
       while (halve[a] && wide[a] > 1) {
-        std::vector<long> fine;
-        for (int c = 0; c <= wide[a]; ++c)
-          fine.push_back(split_offset(cells[a], wide[a], c));
+        std::vector<long> fine = plan.levels.back().split[a];
+        if (wide[a] != q[a]) {
+          fine.clear();
+          for (int c = 0; c <= wide[a]; ++c)
+            fine.push_back(split_offset(cells[a], wide[a], c));
+        }
         if (narrowest(halved_split(fine)) >= 2)
           break;
         --wide[a];
