@@ -100,6 +100,7 @@ class NavierStokesModel : public AdjointModel {
     s.step = k + 1;
     s.time = taped.time + taped.dt;
     s.dt = taped.dt;
+    s.psi_weight = m_ns.potential_weight();
     s.last = last;
     // The state after this step: kept by the adjoint step after it, or (the last step) in the
     // solver, which has just recorded it.

@@ -191,7 +191,7 @@ std::array<double, 3> point(const std::vector<double>& v, int dim, std::size_t f
   return p;
 }
 
-/// Pressure difference p(x1) - p(x2) between two probe cells, p = psi / (2/3 dt).
+/// Pressure difference p(x1) - p(x2) between two probe cells, p = psi / (w dt).
 class PressureDrop : public Objective {
  public:
   PressureDrop(const Domain& d, std::array<double, 3> x1, std::array<double, 3> x2)
@@ -209,10 +209,10 @@ class PressureDrop : public Objective {
   double value(const StepState& s) override {
     if (!s.psi)
       throw Error("PressureDrop::value needs the potential psi of the step");
-    return global_dot(m_domain.comm(), *s.psi, m_weights) / (2.0 / 3.0 * s.dt);
+    return global_dot(m_domain.comm(), *s.psi, m_weights) / (s.psi_weight * s.dt);
   }
   void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
-    axpy(weight / (2.0 / 3.0 * s.dt), m_weights, seeds.psi);
+    axpy(weight / (s.psi_weight * s.dt), m_weights, seeds.psi);
     seeds.has_psi = true;
   }
 

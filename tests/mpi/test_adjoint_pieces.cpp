@@ -382,4 +382,121 @@ TEST(AdjointPieces, EachRungeKuttaStage) {
   });
 }
 
+/// Zeroes every value of `u` off the free faces (the unknowns of the viscous solves).
+void keep_free(const NavierStokes& ns, Velocity3& u) {
+  for (int c = 0; c < ns.domain().dim(); ++c) {
+    const IndexSpace inside = ns.free_faces(c);
+    const FieldView w = u[c].view();
+    for_each(
+        "test::keep_free", u[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+          const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
+                          j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
+          if (!in)
+            w(i, j, k) = 0.0;
+        });
+  }
+}
+
+/// make_params with RK3-CN and tight viscous solves.
+NavierStokesParams imex_params(int dim, Boundaries kind, bool obstacle) {
+  NavierStokesParams p = make_params(dim, kind, obstacle);
+  p.scheme = TimeScheme::Rk3CrankNicolson;
+  p.viscous_rtol = 1e-14;
+  p.viscous_max_iterations = 1000;
+  return p;
+}
+
+TEST(AdjointPieces, HelmholtzOperatorAndItsSolve) {
+  for_each_case([](int dim, Boundaries kind, bool obstacle, std::array<int, 3> grid) {
+    const NavierStokesParams params = imex_params(dim, kind, obstacle);
+    Solvers s = make(dim, kind, obstacle, grid, &params);
+    const Domain& d = *s.domain;
+    NavierStokes& ns = *s.ns;
+    // dt large enough that the viscous part dominates the identity (alpha dt nu / h^2 ~ 1).
+    const double dt = 0.2;
+    for (int k = 0; k < 3; ++k) {
+      auto x = ns.make_velocity("x"), y = ns.make_velocity("y"), hx = ns.make_velocity("hx"),
+           hty = ns.make_velocity("hty");
+      randomise(x, dim, 50 + k);
+      randomise(y, dim, 60 + k);
+      keep_free(ns, x);
+      keep_free(ns, y);
+      // The homogeneous operator H0 on the free faces.
+      auto xs = ns.make_velocity("xs");
+      assign(d, x, xs);
+      ns.prepare_homogeneous(xs);
+      ns.apply_helmholtz(k, dt, xs, hx);
+      keep_free(ns, hx);
+      s.adj->apply_helmholtz_transpose(k, dt, y, hty);
+      keep_free(ns, hty);
+      expect_adjoint(dot(d, hx, y), dot(d, x, hty), 1e-13, "Helmholtz operator");
+      // The solve: H^-1 is affine in the boundary values, H0^-1 x = H^-1 x - H^-1 0.
+      auto zero_rhs = ns.make_velocity("zero"), solved = ns.make_velocity("solved"),
+           solved0 = ns.make_velocity("solved0"), mu = ns.make_velocity("mu");
+      ns.viscous_solve(k, dt, x, solved);
+      ns.viscous_solve(k, dt, zero_rhs, solved0);
+      keep_free(ns, solved);
+      keep_free(ns, solved0);
+      const double lhs = dot(d, solved, y) - dot(d, solved0, y);
+      s.adj->viscous_solve_transpose(k, dt, y, mu);
+      keep_free(ns, mu);
+      expect_adjoint(lhs, dot(d, x, mu), 1e-11, "Helmholtz solve");
+    }
+  });
+}
+
+TEST(AdjointPieces, EachImexSubstep) {
+  // Substep map (w_k, w_{k-1}) -> project(u*(prepare(w_k), prepare(w_{k-1}))): u* is quadratic
+  // in the w (the advection) and affine in the right-hand side, so central differences are
+  // exact.
+  for_each_case([&](int dim, Boundaries kind, bool obstacle, std::array<int, 3> grid) {
+    if (dim == 3 && kind != Boundaries::Channel)
+      return; // keeps the test short
+    const NavierStokesParams params = imex_params(dim, kind, obstacle);
+    Solvers s = make(dim, kind, obstacle, grid, &params);
+    const Domain& d = *s.domain;
+    NavierStokes& ns = *s.ns;
+    const double dt = 0.05;
+    for (int k = 0; k < 3; ++k) {
+      auto w = ns.make_velocity("w"), wp = ns.make_velocity("wp"), x1 = ns.make_velocity("x1"),
+           x2 = ns.make_velocity("x2"), y = ns.make_velocity("y"), a = ns.make_velocity("a"),
+           b = ns.make_velocity("b"), op = ns.make_velocity("op"), om = ns.make_velocity("om"),
+           rhs = ns.make_velocity("rhs"), lam = ns.make_velocity("lam"),
+           lw = ns.make_velocity("lw"), lwp = ns.make_velocity("lwp");
+      randomise(w, dim, 70 + k);
+      randomise(wp, dim, 80 + k);
+      randomise(x1, dim, 90 + k);
+      randomise(x2, dim, 100 + k);
+      randomise(y, dim, 110 + k);
+      const auto substep = [&](Velocity3& wk, Velocity3& wkm, Velocity3& out) {
+        ns.prepare(wk);
+        ns.prepare(wkm);
+        ns.imex_right_hand_side(k, wk, k > 0 ? &wkm : nullptr, dt, rhs);
+        ns.viscous_solve(k, dt, rhs, out);
+        ns.project(out, 0.0);
+      };
+      combine(d, 1.0, w, 1.0, x1, a);
+      combine(d, 1.0, wp, 1.0, x2, b);
+      substep(a, b, op);
+      combine(d, 1.0, w, -1.0, x1, a);
+      combine(d, 1.0, wp, -1.0, x2, b);
+      substep(a, b, om);
+      const double lhs = 0.5 * (dot(d, op, y) - dot(d, om, y));
+      ns.prepare(w);
+      ns.prepare(wp);
+      assign(d, y, lam);
+      s.adj->project_adjoint(lam, 0);
+      const ForceSeed none(ns.obstacle_count(), {0, 0, 0});
+      s.adj->imex_substep_adjoint(k, w, k > 0 ? &wp : nullptr, dt, none, lam, lw,
+                                  k > 0 ? &lwp : nullptr);
+      s.adj->prepare_adjoint(lw);
+      s.adj->prepare_adjoint(lwp);
+      randomise(x1, dim, 90 + k);
+      randomise(x2, dim, 100 + k);
+      const double rhs_dot = dot(d, x1, lw) + (k > 0 ? dot(d, x2, lwp) : 0.0);
+      expect_adjoint(lhs, rhs_dot, 1e-10, "IMEX substep");
+    }
+  });
+}
+
 } // namespace

@@ -11,9 +11,9 @@
 namespace {
 
 using namespace undertow;
+using undertow::testing::locations;
 using undertow::testing::make_spec;
 using undertow::testing::process_grids;
-using undertow::testing::locations;
 using undertow::testing::world;
 
 TEST(Domain, UnevenSplitsCoverEveryCellOnce) {

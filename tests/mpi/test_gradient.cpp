@@ -34,15 +34,13 @@ void print_taylor(const std::string& group, const TaylorResult& r) {
   std::printf("\n");
 }
 
-class ChannelGradient : public ::testing::TestWithParam<bool> {};
-
-TEST_P(ChannelGradient, TaylorTestOfEveryParameterGroup) {
-  const bool average = GetParam();
+/// Taylor tests of every parameter group of the channel case with the given time scheme.
+void taylor_test_every_group(bool average, TimeScheme scheme) {
   const auto grids = undertow::testing::process_grids(2, world().size());
   const Domain d(world(), channel_domain(grids.back()));
   const Log log(world());
   GradientDriver driver(d, channel_objective(kDt * kSteps, average), log, 0);
-  const Control m = channel_control(d);
+  const Control m = channel_control(d, scheme);
   const std::vector<double> dts(kSteps, kDt);
   const Gradient g = driver.gradient(m, dts);
   const auto list = scalar_parameters(m, 2);
@@ -54,7 +52,13 @@ TEST_P(ChannelGradient, TaylorTestOfEveryParameterGroup) {
     // The mask is C^1 in the shape parameters, its second derivative jumping where a face
     // leaves the smoothed band: rates reach 2 once the perturbation crosses few such faces,
     // so shape directions start smaller (1% of a cell), the others at 5% of each parameter.
-    const double eps0 = group == "shape" ? 0.05 : group == "all" ? 0.01 : 0.5;
+    // The initial-field direction's remainder has a third-order part that pulls the first
+    // observed rate to 1.90 (SSP-RK3) and 1.89 (RK3-CN) from eps = 0.5, then 1.95, 1.98, 1.99:
+    // it starts at 0.25, inside the asymptotic range for both schemes.
+    const double eps0 = group == "shape"     ? 0.05
+                        : group == "all"     ? 0.01
+                        : group == "initial" ? 0.25
+                                             : 0.5;
     const TaylorResult r = taylor_test(driver, m, dts, g, h, eps0, 4, list);
     print_taylor(group, r);
     EXPECT_FALSE(r.linear) << group;
@@ -62,12 +66,25 @@ TEST_P(ChannelGradient, TaylorTestOfEveryParameterGroup) {
   }
 }
 
-TEST(ChannelGradient, FiniteDifferencesOfEveryScalarParameter) {
+class ChannelGradient : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ChannelGradient, TaylorTestOfEveryParameterGroup) {
+  taylor_test_every_group(GetParam(), TimeScheme::SspRk3);
+}
+
+// RK3-CN (implicit viscous terms): the transposed Helmholtz solves, the two-substep memory of
+// the explicit terms and the penalty in the implicit operator, through every parameter.
+TEST(ChannelGradientImex, TaylorTestOfEveryParameterGroup) {
+  taylor_test_every_group(true, TimeScheme::Rk3CrankNicolson);
+}
+
+/// Central differences of every scalar parameter against the adjoint, to 1e-6 relative.
+void finite_differences_of_every_scalar(TimeScheme scheme) {
   const auto grids = undertow::testing::process_grids(2, world().size());
   const Domain d(world(), channel_domain(grids.back()));
   const Log log(world());
   GradientDriver driver(d, channel_objective(kDt * kSteps, true), log, 0);
-  const Control m = channel_control(d);
+  const Control m = channel_control(d, scheme);
   const std::vector<double> dts(kSteps, kDt);
   const Gradient g = driver.gradient(m, dts);
   for (const auto& p : scalar_parameters(m, 2)) {
@@ -80,6 +97,14 @@ TEST(ChannelGradient, FiniteDifferencesOfEveryScalarParameter) {
                   adjoint, fd, rel);
     EXPECT_LT(rel, 1e-6) << p.name;
   }
+}
+
+TEST(ChannelGradient, FiniteDifferencesOfEveryScalarParameter) {
+  finite_differences_of_every_scalar(TimeScheme::SspRk3);
+}
+
+TEST(ChannelGradientImex, FiniteDifferencesOfEveryScalarParameter) {
+  finite_differences_of_every_scalar(TimeScheme::Rk3CrankNicolson);
 }
 
 // A steady drag coefficient depends on Re = U D / nu only, so U dC/dU = -nu dC/dnu once the run

@@ -21,11 +21,11 @@ struct Outcome {
   std::vector<double> design;  ///< dJ/d(design field), gathered on rank 0
 };
 
-Outcome gradient_on(const Communicator& comm) {
+Outcome gradient_on(const Communicator& comm, TimeScheme scheme) {
   const Domain d(comm, channel_domain({0, 0, 0}));
   const Log log(comm);
   GradientDriver driver(d, channel_objective(kChannelDt * kChannelSteps, true), log, 0);
-  const Control m = channel_control(d);
+  const Control m = channel_control(d, scheme);
   const Gradient g = driver.gradient(m, std::vector<double>(kChannelSteps, kChannelDt));
   Outcome out;
   out.scalars.push_back(g.objective);
@@ -39,16 +39,18 @@ Outcome gradient_on(const Communicator& comm) {
   return out;
 }
 
-TEST(GradientRanks, SameGradientOnAnyNumberOfRanks) {
+class GradientRanks : public ::testing::TestWithParam<TimeScheme> {};
+
+TEST_P(GradientRanks, SameGradientOnAnyNumberOfRanks) {
   const Communicator& comm = world();
-  const Outcome full = gradient_on(comm);
+  const Outcome full = gradient_on(comm, GetParam());
   for (int ranks : {1, 2}) {
     if (ranks >= comm.size())
       continue;
     const Communicator part = comm.split(comm.rank() < ranks ? 0 : 1, comm.rank());
     Outcome ref;
     if (comm.rank() < ranks)
-      ref = gradient_on(part);
+      ref = gradient_on(part, GetParam());
     if (!comm.is_root())
       continue;
     ASSERT_EQ(ref.scalars.size(), full.scalars.size());
@@ -80,5 +82,11 @@ TEST(GradientRanks, SameGradientOnAnyNumberOfRanks) {
                 comm.size(), ranks, worst, diff / scale, design_diff / design_scale);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Schemes, GradientRanks,
+                         ::testing::Values(TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson),
+                         [](const ::testing::TestParamInfo<TimeScheme>& info) {
+                           return info.param == TimeScheme::SspRk3 ? "explicit" : "imex";
+                         });
 
 } // namespace

@@ -14,9 +14,9 @@ namespace {
 
 using namespace undertow;
 using undertow::testing::fill_random;
+using undertow::testing::locations;
 using undertow::testing::make_spec;
 using undertow::testing::process_grids;
-using undertow::testing::locations;
 using undertow::testing::world;
 
 constexpr double kSentinel = -12345.0;

@@ -2,6 +2,8 @@
 
 #include "undertow/solvers/navier_stokes/transposes.hpp"
 
+#include "momentum_transpose.hpp"
+
 namespace undertow {
 namespace navier_stokes {
 
@@ -18,51 +20,6 @@ struct InverseSpacing {
 
 InverseSpacing inverse_spacing(const Domain& d) {
   return {{1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)}};
-}
-
-/// What the transposed momentum tendency of one stage reads and writes.
-struct MomentumTranspose {
-  Velocity v;        ///< the stage's velocity (linearisation point)
-  Velocity lambda_e; ///< adjoints of the Euler steps e_c = us_c + dt R_c(us), zero off free faces
-  FieldView out;     ///< adjoint of us_T, added to
-  double dt, nu;
-  double ih[3];
-};
-
-/// out += dt (dR/du_T)^T lambda_e over `space`, in gather form (momentum_tendency_gather).
-template <int T, int Dim, bool Guarded>
-void gather_into(const MomentumTranspose& t, const IndexSpace& space) {
-  for_each(
-      Guarded ? "adj::momentum_gather_shell" : "adj::momentum_gather", space,
-      KOKKOS_LAMBDA(long i, long j, long k) {
-        t.out(i, j, k) +=
-            momentum_tendency_gather<T, Dim, Guarded>(t.v, t.lambda_e, t.ih, t.nu, t.dt, i, j, k);
-      });
-}
-
-/// The gather over every point of component T's array: the interior without bounds checks, the
-/// outermost layer (targets of the faces next to it) with them.
-template <int T, int Dim>
-void momentum_transpose(const MomentumTranspose& t, const IndexSpace& ghosted) {
-  IndexSpace interior = ghosted;
-  for (int a = 0; a < Dim; ++a) {
-    interior.begin[a] += 1;
-    interior.end[a] -= 1;
-  }
-  gather_into<T, Dim, false>(t, interior);
-  // The shell, split so that every point is visited once: along axis a, the two end layers,
-  // with the axes before a restricted to the interior.
-  for (int a = 0; a < Dim; ++a)
-    for (int side = 0; side < 2; ++side) {
-      IndexSpace slab = ghosted;
-      for (int b = 0; b < a; ++b) {
-        slab.begin[b] = interior.begin[b];
-        slab.end[b] = interior.end[b];
-      }
-      slab.begin[a] = side == 0 ? ghosted.begin[a] : ghosted.end[a] - 1;
-      slab.end[a] = slab.begin[a] + 1;
-      gather_into<T, Dim, true>(t, slab);
-    }
 }
 
 /// sum over the free faces of lambda_e lap u_c: dJ/dnu of one component, without its dt.
@@ -169,6 +126,10 @@ FlowGradient NavierStokesAdjoint::gradient() const {
 
 void NavierStokesAdjoint::prepare_adjoint(Velocity3& lambda) {
   auto scope = m_timers.scope("boundary+halo adjoint");
+  transpose_boundary(lambda, m_local);
+}
+
+void NavierStokesAdjoint::transpose_boundary(Velocity3& lambda, FlowGradient& into) {
   const int dim = m_domain.dim();
   // 3. Ghosts beyond the physical boundaries, in the reverse of the forward order.
   for (auto r = m_ghost_rules.rbegin(); r != m_ghost_rules.rend(); ++r) {
@@ -191,7 +152,7 @@ void NavierStokesAdjoint::prepare_adjoint(Velocity3& lambda) {
     const Profile prof = r->profile;
     const bool scaled = r->scaled;
     // ghost = (8 value - 6 first + second) / 3 (no-slip) or first (zero gradient).
-    m_local.boundary_velocity[2 * a + r->side][r->component] += local_sum(
+    into.boundary_velocity[2 * a + r->side][r->component] += local_sum(
         "adj::bc_tangential_ghost", r->layer_of(f.owned(), f.ghosted()),
         KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
           const double w = l(i, j, k);
@@ -215,7 +176,7 @@ void NavierStokesAdjoint::prepare_adjoint(Velocity3& lambda) {
     const GridGeometry g = f.geometry();
     const Profile prof = r->profile;
     const double inflow = r->scaled ? 1.0 : 0.0;
-    m_local.boundary_velocity[2 * r->axis + r->side][r->axis] += local_sum(
+    into.boundary_velocity[2 * r->axis + r->side][r->axis] += local_sum(
         "adj::bc_normal_face", r->layer_of(f.owned(), f.ghosted()),
         KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
           dvalue += inflow * l(i, j, k) * prof.factor(g, i, j, k);
@@ -318,13 +279,7 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   for (int t = 0; t < dim; ++t) {
     const MomentumTranspose mt{v,  velocity_views(m_lambda_e),    lambda_us[t].view(), dt,
                                nu, {sp.ih[0], sp.ih[1], sp.ih[2]}};
-    const IndexSpace& all = lambda_us[t].ghosted();
-    if (dim == 2)
-      (t == 0 ? momentum_transpose<0, 2> : momentum_transpose<1, 2>)(mt, all);
-    else
-      (t == 0   ? momentum_transpose<0, 3>
-       : t == 1 ? momentum_transpose<1, 3>
-                : momentum_transpose<2, 3>)(mt, all);
+    transpose_momentum(t, dim, mt, lambda_us[t].ghosted());
   }
   m_local.nu += dnu;
 }
@@ -412,6 +367,14 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
 
 void NavierStokesAdjoint::step_adjoint(const StepTape& tape, Velocity3& lambda,
                                        const ForceSeed& force_seed, const Field* psi_seed) {
+  if (m_ns.params().scheme == TimeScheme::Rk3CrankNicolson)
+    step_adjoint_rk3_crank_nicolson(tape, lambda, force_seed, psi_seed);
+  else
+    step_adjoint_ssp_rk3(tape, lambda, force_seed, psi_seed);
+}
+
+void NavierStokesAdjoint::step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& lambda,
+                                               const ForceSeed& force_seed, const Field* psi_seed) {
   const int dim = m_domain.dim();
   const double dt = tape.dt;
   // Stage 3: u_{n+1} = P(1/3 u_n + 2/3 E(s2)).

@@ -23,6 +23,18 @@ void declare_flow_keys(ConfigSchema& s) {
       .one_of({"rest", "taylor_green", "abc", "poiseuille"});
   s.add("initial.amplitude", ValueType::Real, "1",
         "velocity scale of the initial field (peak velocity for poiseuille) [m/s]");
+  s.add("time.scheme", ValueType::Choice, "explicit",
+        "time integration of the flow: explicit (SSP-RK3, every term explicit: dt is limited by "
+        "diffusion, 2.5 h^2 / (16/3 nu dim), as well as by advection) or imex (RK3 for "
+        "advection, Crank-Nicolson for the viscous terms, solved by BiCGStab: dt is limited by "
+        "advection only; second order in time)")
+      .one_of({"explicit", "imex"});
+  s.add("viscous.rtol", ValueType::Real, "1e-12",
+        "time.scheme = imex: relative residual of the implicit viscous solves")
+      .range(1e-15, 0.1);
+  s.add("viscous.max_iterations", ValueType::Integer, "200",
+        "time.scheme = imex: iteration limit of the implicit viscous solves")
+      .at_least(1);
   s.add("pressure.rtol", ValueType::Real, "1e-10",
         "relative residual reduction of the pressure Poisson solve")
       .range(1e-15, 0.1);
@@ -45,6 +57,10 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
     params.body_force[a] = force[a];
   params.boundaries = BoundarySet::from_config(cfg, domain.spec());
   params.obstacles = ObstacleSet::from_config(cfg, domain.dim());
+  params.scheme =
+      cfg.get_string("time.scheme") == "imex" ? TimeScheme::Rk3CrankNicolson : TimeScheme::SspRk3;
+  params.viscous_rtol = cfg.get_real("viscous.rtol");
+  params.viscous_max_iterations = static_cast<int>(cfg.get_int("viscous.max_iterations"));
   params.pressure.rtol = cfg.get_real("pressure.rtol");
   params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
   params.pressure.options = cfg.get_string("pressure.petsc_options");

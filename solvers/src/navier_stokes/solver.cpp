@@ -95,13 +95,6 @@ void momentum_kernel(const MomentumUpdate& m, const IndexSpace& space) {
         });
 }
 
-/// A convective outflow face of one velocity component on this rank.
-struct ConvectiveFace {
-  IndexSpace layer; ///< the boundary faces, local indices
-  long inward;      ///< +1 on a lower face, -1 on an upper one
-  double speed;     ///< U_c [m/s]
-};
-
 void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space);
 
 /// The momentum update of component c, except on convective outflow faces, where the normal
@@ -150,11 +143,16 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     : m_domain(domain), m_params(params),
       m_face_rules(boundary_rules(domain, params.boundaries, true)),
       m_ghost_rules(boundary_rules(domain, params.boundaries, false)),
+      m_face_rules_zero(m_face_rules), m_ghost_rules_zero(m_ghost_rules),
       m_p(domain, Location::Cell, kGhost, "ns::p"),
       m_psi(domain, Location::Cell, kGhost, "ns::psi"),
       m_div(domain, Location::Cell, kGhost, "ns::div"),
       m_cell_halo(std::make_unique<HaloPlan>(domain, Location::Cell, kGhost)),
       m_poisson(domain, pressure_spec(params)) {
+  for (BoundaryRule& r : m_face_rules_zero)
+    r.value = 0.0;
+  for (BoundaryRule& r : m_ghost_rules_zero)
+    r.value = 0.0;
   for (int a = 0; a < domain.dim(); ++a)
     if (!domain.periodic(a) && domain.global_cells(a) < 2)
       throw ConfigError("the Navier-Stokes solver needs at least 2 cells across a non-periodic "
@@ -237,8 +235,18 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
 
 void NavierStokes::prepare(std::array<Field, 3>& u) {
   auto scope = m_timers.scope("boundary+halo");
+  apply_boundary_rules(u, m_face_rules, m_ghost_rules);
+}
+
+void NavierStokes::prepare_homogeneous(std::array<Field, 3>& u) {
+  apply_boundary_rules(u, m_face_rules_zero, m_ghost_rules_zero);
+}
+
+void NavierStokes::apply_boundary_rules(std::array<Field, 3>& u,
+                                        const std::vector<BoundaryRule>& face_rules,
+                                        const std::vector<BoundaryRule>& ghost_rules) {
   // 1. Prescribed normal velocity on the boundary faces this rank owns.
-  for (const BoundaryRule& r : m_face_rules) {
+  for (const BoundaryRule& r : face_rules) {
     Field& f = u[r.component];
     const FieldView v = f.view();
     const GridGeometry g = f.geometry();
@@ -252,7 +260,7 @@ void NavierStokes::prepare(std::array<Field, 3>& u) {
   for (int c = 0; c < m_domain.dim(); ++c)
     m_velocity_halo[c]->fill(u[c]);
   // 3. Ghosts beyond the physical boundaries.
-  for (const BoundaryRule& r : m_ghost_rules) {
+  for (const BoundaryRule& r : ghost_rules) {
     Field& f = u[r.component];
     const FieldView v = f.view();
     const int a = r.axis;
@@ -310,15 +318,7 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
                      nu,
                      m_params.body_force[c],
                      {ih[0], ih[1], ih[2]}};
-    std::vector<ConvectiveFace> convective;
-    for (int side = 0; side < 2 && !m_domain.periodic(c); ++side) {
-      const FaceBoundary& f = m_params.boundaries.face[2 * c + side];
-      if (f.kind != BoundaryKind::Convective || !m_domain.touches_boundary(c, side))
-        continue;
-      const long at_face = side == 0 ? m_free[c].begin[c] : m_free[c].end[c] - 1;
-      convective.push_back(
-          {layer(m_free[c], c, at_face), side == 0 ? 1L : -1L, std::abs(f.velocity[c])});
-    }
+    const std::vector<ConvectiveFace> convective = convective_faces(c);
     const FieldView scratch = m_outflow_scratch[c].view();
     if (!m_penalised_flow) {
       momentum_with_outflow(c, dim, m, m_free[c], convective, scratch);
@@ -350,6 +350,19 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
           ov(i, j, k) = a * u0v(i, j, k) + b * up(i, j, k);
         });
   }
+}
+
+std::vector<ConvectiveFace> NavierStokes::convective_faces(int c) const {
+  std::vector<ConvectiveFace> convective;
+  for (int side = 0; side < 2 && !m_domain.periodic(c); ++side) {
+    const FaceBoundary& f = m_params.boundaries.face[2 * c + side];
+    if (f.kind != BoundaryKind::Convective || !m_domain.touches_boundary(c, side))
+      continue;
+    const long at_face = side == 0 ? m_free[c].begin[c] : m_free[c].end[c] - 1;
+    convective.push_back(
+        {layer(m_free[c], c, at_face), side == 0 ? 1L : -1L, std::abs(f.velocity[c])});
+  }
+  return convective;
 }
 
 void NavierStokes::project(std::array<Field, 3>& u, double scale) {
@@ -422,9 +435,6 @@ std::array<Field, 3> NavierStokes::make_velocity(const std::string& name) const 
   return u;
 }
 
-namespace {
-
-/// dst := src (ghosts included), allocating dst like src where it has no storage.
 void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array<Field, 3>& dst) {
   for (int c = 0; c < domain.dim(); ++c) {
     if (dst[c].view().data() == nullptr)
@@ -433,12 +443,32 @@ void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array
   }
 }
 
-} // namespace
-
 void NavierStokes::step(double dt, StepTape* tape) {
   m_poisson_iterations = 0;
+  m_viscous_iterations = 0;
   for (auto& f : m_forces)
     f = {0.0, 0.0, 0.0};
+  const bool imex = m_params.scheme == TimeScheme::Rk3CrankNicolson;
+  if (imex)
+    step_rk3_crank_nicolson(dt, tape);
+  else
+    step_ssp_rk3(dt, tape);
+  {
+    // psi = w dt p for the last stage, w its weight.
+    auto scope = m_timers.scope("projection");
+    const FieldView p = m_p.view(), psi = m_psi.view();
+    const double scale = 1.0 / (potential_weight() * dt);
+    for_each(
+        "ns::pressure", m_p.owned(),
+        KOKKOS_LAMBDA(long i, long j, long k) { p(i, j, k) = scale * psi(i, j, k); });
+  }
+  m_time += dt;
+  ++m_steps;
+  if (tape)
+    tape->forces = m_forces;
+}
+
+void NavierStokes::step_ssp_rk3(double dt, StepTape* tape) {
   // SSP-RK3 (kSspRk3) with a projection after every stage; the stages' weights in the final
   // combination also weight their forces.
   prepare(m_u);
@@ -461,19 +491,6 @@ void NavierStokes::step(double dt, StepTape* tape) {
       keep_copy(m_domain, *stage_out[s], *taped[s]);
     previous = stage_out[s];
   }
-  {
-    // psi = b dt p for the last stage.
-    auto scope = m_timers.scope("projection");
-    const FieldView p = m_p.view(), psi = m_psi.view();
-    const double scale = 1.0 / (kSspRk3[2].b * dt);
-    for_each(
-        "ns::pressure", m_p.owned(),
-        KOKKOS_LAMBDA(long i, long j, long k) { p(i, j, k) = scale * psi(i, j, k); });
-  }
-  m_time += dt;
-  ++m_steps;
-  if (tape)
-    tape->forces = m_forces;
 }
 
 std::vector<std::pair<std::string, Field*>> NavierStokes::state_fields() {
@@ -492,20 +509,30 @@ void NavierStokes::restore_clock(double time, long steps, double psi_scale) {
 }
 
 double NavierStokes::stable_dt(double cfl) const {
-  const auto umax = max_velocity(*this);
+  auto umax = max_velocity(*this);
+  const bool imex = m_params.scheme == TimeScheme::Rk3CrankNicolson;
+  // RK3-CN has no diffusive limit to fall back on: a flow at rest takes its scale from the
+  // boundaries (a lid, an inflow) that will set it moving.
+  for (int f = 0; f < 6 && imex; ++f)
+    for (int c = 0; c < m_domain.dim(); ++c)
+      umax[c] = std::max(umax[c], std::abs(m_params.boundaries.face[f].velocity[c]));
   double advective = 0, diffusive = 0;
   for (int c = 0; c < m_domain.dim(); ++c) {
     const double h = m_domain.spacing(c);
     advective += umax[c] / h;
-    // Rows next to a no-slip wall reach 16/3 / h^2 (quadratic ghost) instead of 4 / h^2.
-    diffusive += m_params.nu * (16.0 / 3.0) / (h * h);
+    // Rows next to a no-slip wall reach 16/3 / h^2 (quadratic ghost) instead of 4 / h^2. The
+    // implicit viscous terms of RK3-CN have no such limit.
+    if (!imex)
+      diffusive += m_params.nu * (16.0 / 3.0) / (h * h);
   }
   const double limit_adv = advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL;
   const double limit_diff = diffusive > 0 ? 2.5 / diffusive : HUGE_VAL;
   const double limit = std::min(limit_adv, limit_diff);
   if (!std::isfinite(limit))
-    throw ConfigError("the flow is at rest and inviscid: no time scale to choose dt from; set "
-                      "time.dt");
+    throw ConfigError(imex ? "the flow is at rest and no boundary moves: time.scheme = imex has "
+                             "no time scale to choose dt from; set time.dt"
+                           : "the flow is at rest and inviscid: no time scale to choose dt from; "
+                             "set time.dt");
   return cfl * limit;
 }
 

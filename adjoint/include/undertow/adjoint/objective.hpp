@@ -37,6 +37,7 @@ struct StepState {
   const Velocity3* velocity = nullptr; ///< u_{n+1}, boundary values and ghosts up to date
   const std::vector<std::array<double, 3>>* forces = nullptr; ///< F_n (NavierStokes::forces)
   const Field* psi = nullptr; ///< potential of step n's last projection (null in the reverse sweep)
+  double psi_weight = 2.0 / 3.0; ///< psi = psi_weight dt p (NavierStokes::potential_weight)
 
   /// The state a forward solver has just reached with step number `step` of size `dt`, its
   /// prepared velocity being `prepared`. Not collective.
@@ -50,6 +51,7 @@ struct StepState {
     s.velocity = &prepared;
     s.forces = &ns.forces();
     s.psi = &ns.potential();
+    s.psi_weight = ns.potential_weight();
     return s;
   }
 };

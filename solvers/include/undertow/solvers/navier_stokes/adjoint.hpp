@@ -14,6 +14,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,25 @@ class NavierStokesAdjoint {
   /// potential on owned cells. Collective.
   void project_adjoint(Velocity3& lambda, int stage = 0, const Field* psi_seed = nullptr);
 
-  /// lambda_{n+1} -> lambda_n for the step the tape recorded; force_seed: dJ/dF of that step's
-  /// forces; psi_seed: dJ/dpsi of its last projection (p = psi / (2/3 dt)). Collective.
+  /// y := H^T x on the free faces, H the Helmholtz operator of RK3-CN's substep k
+  /// (NavierStokes::apply_helmholtz with homogeneous boundary values). x's values off the free
+  /// faces are ignored. Collective.
+  void apply_helmholtz_transpose(int k, double dt, const Velocity3& x, Velocity3& y);
+  /// Solves H^T mu = b on the free faces (substep k) from mu = 0; returns the iterations, throws
+  /// CollectiveError if the solve fails. Collective.
+  int viscous_solve_transpose(int k, double dt, const Velocity3& b, Velocity3& mu);
+  /// Transpose of RK3-CN's substep k up to its projection, (w_k, w_{k-1}) -> u*, linearised at
+  /// the prepared w_k and w_{k-1} (null for k = 0): with lambda_ustar, the adjoint of u* on the
+  /// free faces (the force term's seed is added to it here), adds the transposes to lambda_w
+  /// and lambda_w_previous (ghosts included, before prepare_adjoint). dJ/dnu, dJ/df, the
+  /// boundary velocities, dJ/dchi and dJ/dmask accumulate. Collective.
+  void imex_substep_adjoint(int k, const Velocity3& w, const Velocity3* w_previous, double dt,
+                            const ForceSeed& force_seed, Velocity3& lambda_ustar,
+                            Velocity3& lambda_w, Velocity3* lambda_w_previous);
+
+  /// lambda_{n+1} -> lambda_n for the step the tape recorded, with the forward scheme; force_seed:
+  /// dJ/dF of that step's forces; psi_seed: dJ/dpsi of its last projection (p = psi / (w dt),
+  /// NavierStokes::potential_weight). Collective.
   void step_adjoint(const StepTape& tape, Velocity3& lambda, const ForceSeed& force_seed,
                     const Field* psi_seed = nullptr);
 
@@ -89,6 +107,15 @@ class NavierStokesAdjoint {
   Timers& timers() { return m_timers; }
 
  private:
+  void step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& lambda, const ForceSeed& force_seed,
+                            const Field* psi_seed);
+  void step_adjoint_rk3_crank_nicolson(const StepTape& tape, Velocity3& lambda,
+                                       const ForceSeed& force_seed, const Field* psi_seed);
+  /// prepare_adjoint with the boundary-velocity derivatives added to `into`.
+  void transpose_boundary(Velocity3& lambda, FlowGradient& into);
+  /// RK3-CN's scratch, allocated on first use.
+  void allocate_imex();
+
   NavierStokes& m_ns;
   const Domain& m_domain;
   /// The forward step's boundary rules, transposed in reverse order by prepare_adjoint().
@@ -105,6 +132,10 @@ class NavierStokesAdjoint {
   std::array<Field, 4> m_mu_older;       ///< and two steps
   std::array<long, 4> m_mu_count{};      ///< solves done per stage
   int m_poisson_iterations = 0;
+  /// RK3-CN: the recomputed right-hand side and u* of a substep, the transposed solve's solution
+  /// and right-hand side, and a masked copy and a scatter target for the transposed stencils.
+  Velocity3 m_imex_rhs, m_ustar, m_viscous_mu, m_masked, m_scatter;
+  std::unique_ptr<linear::FieldBiCGStab> m_krylov;
   Timers m_timers;
 };
 

@@ -81,6 +81,24 @@ KOKKOS_INLINE_FUNCTION double momentum_tendency(const Velocity& v, int c, int di
   return r;
 }
 
+/// The viscous part of the tendency, sum_d lap_d u_c: its product with the adjoint is dJ/dnu.
+KOKKOS_INLINE_FUNCTION double laplacian(const Velocity& v, int c, int dim, const double inv_h[3],
+                                        long i, long j, long k) {
+  double r = 0;
+  for (int d = 0; d < dim; ++d)
+    r += diffusion_term(v.u[c], d, inv_h[d] * inv_h[d], i, j, k);
+  return r;
+}
+
+/// The advective part of the momentum tendency of component c at face (i, j, k): -div(u u_c).
+KOKKOS_INLINE_FUNCTION double advective_tendency(const Velocity& v, int c, int dim,
+                                                 const double inv_h[3], long i, long j, long k) {
+  double r = 0;
+  for (int d = 0; d < dim; ++d)
+    r -= advection_term(v, c, d, inv_h[d], i, j, k);
+  return r;
+}
+
 /// Discrete divergence of the velocity in cell (i, j, k).
 KOKKOS_INLINE_FUNCTION double divergence(const Velocity& v, int dim, const double inv_h[3], long i,
                                          long j, long k) {

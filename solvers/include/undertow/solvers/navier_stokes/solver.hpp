@@ -4,12 +4,26 @@
 ///
 ///   du/dt + div(u u) = -grad p + nu lap u + f,   div u = 0.
 ///
-/// Time integration: three-stage SSP Runge-Kutta (Shu-Osher form). Every stage is a convex
+/// Time integration, two schemes (NavierStokesParams::scheme):
+///
+/// - SSP-RK3 (the default; every term explicit): three-stage SSP Runge-Kutta (Shu-Osher form).
+///   Every stage is a convex
 /// combination of the previous stage and an explicit Euler step, and is projected onto
 /// divergence-free fields: solve L psi = D w with the PETSc pressure Poisson solver, then
 /// w -= G psi. Because projection is linear and fixes divergence-free fields with the same boundary
 /// values, projecting each combination equals combining projected Euler steps. The pressure is
 /// psi / (2/3 dt) from the last stage. With L = D G exactly, div u is zero to the solver tolerance.
+///   Its time step is limited by diffusion too: dt <= 2.5 h^2 / (16/3 nu dim).
+/// - RK3-CN (IMEX; Spalart, Moser & Rogers 1991): advection and the body force explicit in a
+///   three-substep low-storage Runge-Kutta, the viscous terms by Crank-Nicolson in each substep,
+///   the penalty implicit. Substep k (alpha_k = beta_k, gamma_k, zeta_k of kRk3CrankNicolson):
+///
+///     [(1 + 2 alpha_k dt chi / eta) - alpha_k dt nu L] u* = w_k + dt [gamma_k N(w_k)
+///         + zeta_k N(w_{k-1}) + alpha_k nu L w_k + 2 alpha_k f],   w_{k+1} = P u*,
+///
+///   N = -div(u u), solved per step by BiCGStab with a Jacobi preconditioner on the free faces
+///   (field_bicgstab.hpp). Second order in time (third for advection); the time step is limited
+///   by advection only. The pressure is psi / (2 alpha_3 dt).
 ///
 /// NavierStokes holds the state and takes steps; what is measured of a flow (divergence,
 /// energies, Courant number, cell fields for output) is in diagnostics.hpp.
@@ -17,6 +31,7 @@
 #include "undertow/core/field.hpp"
 #include "undertow/core/halo.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/solvers/linear/field_bicgstab.hpp"
 #include "undertow/solvers/linear/pressure_poisson.hpp"
 #include "undertow/solvers/navier_stokes/boundary.hpp"
 #include "undertow/solvers/navier_stokes/obstacles.hpp"
@@ -53,12 +68,40 @@ struct RungeKuttaStage {
 constexpr RungeKuttaStage kSspRk3[3] = {
     {0.0, 1.0, 1.0 / 6.0}, {0.75, 0.25, 1.0 / 6.0}, {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0}};
 
+/// One substep of RK3-CN (Spalart, Moser & Rogers 1991): Crank-Nicolson weight alpha (= beta) of
+/// the viscous terms, gamma and zeta of the explicit terms at the substep's start and the one
+/// before. 2 alpha = gamma + zeta weights the penalty, the body force, the forces and the
+/// projection potential (psi = 2 alpha dt p); the three sum to 1.
+struct ImexSubstep {
+  double alpha, gamma, zeta;
+};
+/// The three substeps, the one table of the forward step (imex.cpp) and its adjoint.
+constexpr ImexSubstep kRk3CrankNicolson[3] = {{4.0 / 15.0, 8.0 / 15.0, 0.0},
+                                              {1.0 / 15.0, 5.0 / 12.0, -17.0 / 60.0},
+                                              {1.0 / 6.0, 3.0 / 4.0, -5.0 / 12.0}};
+
+/// How a step integrates in time (see the file comment).
+enum class TimeScheme {
+  SspRk3,          ///< every term explicit (time.scheme = explicit)
+  Rk3CrankNicolson ///< viscous terms implicit (time.scheme = imex)
+};
+
+/// A convective outflow face of one velocity component on this rank.
+struct ConvectiveFace {
+  IndexSpace layer; ///< the boundary faces, local indices
+  long inward;      ///< +1 on a lower face, -1 on an upper one
+  double speed;     ///< U_c [m/s]
+};
+
 struct NavierStokesParams {
   double nu = 1e-2;                          ///< kinematic viscosity [m^2/s]
   std::array<double, 3> body_force{0, 0, 0}; ///< uniform body force per unit mass [m/s^2]
   BoundarySet boundaries;
   ObstacleSet obstacles;        ///< Brinkman-penalised bodies (may be empty)
   linear::PoissonSpec pressure; ///< faces are set from `boundaries`
+  TimeScheme scheme = TimeScheme::SspRk3;
+  double viscous_rtol = 1e-12;      ///< relative residual of the implicit viscous solves
+  int viscous_max_iterations = 200; ///< their iteration limit
 };
 
 class NavierStokes {
@@ -77,8 +120,8 @@ class NavierStokes {
   /// Imposes the boundary conditions on the current velocity and projects it onto divergence-free
   /// fields: call after setting an initial condition. Collective.
   void project_initial();
-  /// One SSP-RK3 step of size dt [s]. With `tape`, also copies the states the step's adjoint
-  /// needs into it (allocating its fields on first use). Collective.
+  /// One step of size dt [s] with the scheme of the parameters. With `tape`, also copies the
+  /// states the step's adjoint needs into it (allocating its fields on first use). Collective.
   void step(double dt, StepTape* tape = nullptr);
   /// Boundary faces, halo exchange and ghosts of `u`: everything the stencils read. Collective.
   void prepare(std::array<Field, 3>& u);
@@ -95,8 +138,30 @@ class NavierStokes {
   /// Collective.
   void project(std::array<Field, 3>& u, double scale);
 
-  /// `cfl` times the linear stability limit of SSP-RK3 for the current velocity (advection,
-  /// sqrt(3)) and the viscosity (diffusion, 2.5), whichever is tighter. Collective.
+  /// RK3-CN, substep k: rhs := w + dt [gamma N(w) + zeta N(w_previous) + alpha nu L w + 2 alpha
+  /// f] on the free faces (on convective outflow faces the explicit outflow rule instead). `w`
+  /// and `w_previous` must be prepared; w_previous may be null where zeta = 0. Not collective.
+  void imex_right_hand_side(int k, const std::array<Field, 3>& w,
+                            const std::array<Field, 3>* w_previous, double dt,
+                            std::array<Field, 3>& rhs);
+  /// RK3-CN, substep k: solves H u* = rhs on the free faces, H = (1 + 2 alpha dt chi / eta) -
+  /// alpha dt nu L with the boundary values of prepare(); `out` gets u* (its ghosts are not
+  /// updated). Returns the BiCGStab iterations; throws CollectiveError if the solve fails.
+  /// Collective.
+  int viscous_solve(int k, double dt, const std::array<Field, 3>& rhs, std::array<Field, 3>& out);
+  /// y := H x on the free faces (substep k) for a prepared x. Not collective.
+  void apply_helmholtz(int k, double dt, const std::array<Field, 3>& x, std::array<Field, 3>& y);
+  /// The Jacobi preconditioner of H (substep k): 1 / its interior diagonal, on the free faces.
+  /// Not collective.
+  const std::array<Field, 3>& helmholtz_inverse_diagonal(int k, double dt);
+  /// prepare() with every boundary value zero: the homogeneous (linear) part of the boundary
+  /// conditions and the halo exchange. Collective.
+  void prepare_homogeneous(std::array<Field, 3>& u);
+  /// The convective outflow faces of component c on this rank.
+  std::vector<ConvectiveFace> convective_faces(int c) const;
+
+  /// `cfl` times the linear stability limit of the scheme for the current velocity: advection
+  /// (sqrt(3), both schemes) and, for SSP-RK3, diffusion (2.5), whichever is tighter. Collective.
   double stable_dt(double cfl) const;
   double time() const { return m_time; }
   long steps() const { return m_steps; }
@@ -119,6 +184,9 @@ class NavierStokes {
   const Field& mask(int k, int c) const { return m_masks[k][c]; }
   /// Pressure solver iterations of the last step, summed over its three stages.
   int poisson_iterations() const { return m_poisson_iterations; }
+  /// Implicit viscous solver (BiCGStab) iterations of the last step, summed over its substeps
+  /// (0 with SSP-RK3).
+  int viscous_iterations() const { return m_viscous_iterations; }
   Timers& timers() { return m_timers; }
   /// The faces of component c that the momentum equation updates (owned, minus faces whose
   /// normal velocity a boundary prescribes), in local indices.
@@ -134,6 +202,11 @@ class NavierStokes {
   bool penalised() const { return m_penalised_flow; }
   /// The potential psi of the last projection (owned cells and ghosts).
   const Field& potential() const { return m_psi; }
+  /// w of the last projection of a step, psi = w dt p: 2/3 (SSP-RK3) or 1/3 (RK3-CN).
+  double potential_weight() const {
+    return m_params.scheme == TimeScheme::Rk3CrankNicolson ? 2.0 * kRk3CrankNicolson[2].alpha
+                                                           : kSspRk3[2].b;
+  }
   /// A new zeroed velocity-shaped triple (component c on faces normal to c, ghost width 1).
   /// Not collective.
   std::array<Field, 3> make_velocity(const std::string& name) const;
@@ -146,11 +219,21 @@ class NavierStokes {
   friend class NavierStokesAdjoint;
   HaloPlan& velocity_halo(int c) { return *m_velocity_halo[c]; }
   linear::PressurePoisson& poisson() { return m_poisson; }
+  void step_ssp_rk3(double dt, StepTape* tape);
+  void step_rk3_crank_nicolson(double dt, StepTape* tape);
+  /// Sets the boundary values of `u` by `face_rules`, fills the halo, then the ghosts by
+  /// `ghost_rules` (prepare and prepare_homogeneous).
+  void apply_boundary_rules(std::array<Field, 3>& u, const std::vector<BoundaryRule>& face_rules,
+                            const std::vector<BoundaryRule>& ghost_rules);
+  /// The linear part of the Krylov solves, created on first use.
+  linear::FieldBiCGStab& krylov();
 
   const Domain& m_domain;
   NavierStokesParams m_params;
   /// What prepare() sets: normal faces before the halo exchange, ghosts after it.
   std::vector<BoundaryRule> m_face_rules, m_ghost_rules;
+  /// The same with every value zero (prepare_homogeneous).
+  std::vector<BoundaryRule> m_face_rules_zero, m_ghost_rules_zero;
   std::array<Field, 3> m_u, m_stage1, m_stage2;
   Field m_p, m_psi, m_div;
   double m_psi_scale = 0.0; ///< scale of the psi in m_psi (see project)
@@ -168,8 +251,16 @@ class NavierStokes {
   double m_time = 0;
   long m_steps = 0;
   int m_poisson_iterations = 0;
+  int m_viscous_iterations = 0;
+  /// RK3-CN: right-hand side, residual, correction and preconditioner of the viscous solves.
+  std::array<Field, 3> m_rhs, m_viscous_residual, m_viscous_delta, m_inverse_diagonal;
+  std::unique_ptr<linear::FieldBiCGStab> m_krylov;
   Timers m_timers;
 };
+
+/// dst := src (ghosts included), allocating dst like src where it has no storage (a tape's
+/// fields on first use). Not collective.
+void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array<Field, 3>& dst);
 
 /// A velocity field given as a function: component c at (x, y, z) and time t [m/s].
 using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;

@@ -165,15 +165,6 @@ KOKKOS_INLINE_FUNCTION double momentum_tendency_gather(const Velocity& v, const 
   return sum;
 }
 
-/// The viscous part of the tendency, sum_d lap_d u_c: its product with the adjoint is dJ/dnu.
-KOKKOS_INLINE_FUNCTION double laplacian(const Velocity& v, int c, int dim, const double inv_h[3],
-                                        long i, long j, long k) {
-  double r = 0;
-  for (int d = 0; d < dim; ++d)
-    r += diffusion_term(v.u[c], d, inv_h[d] * inv_h[d], i, j, k);
-  return r;
-}
-
 /// Transpose of the cell divergence: w times d(div)/du at cell (i, j, k).
 KOKKOS_INLINE_FUNCTION void divergence_transpose(const Velocity& lam, int dim,
                                                  const double inv_h[3], double w, long i, long j,

@@ -1,0 +1,134 @@
+#include "undertow/solvers/linear/field_bicgstab.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace linear {
+
+namespace {
+
+FieldTriple like_fields(const FieldTriple& like, int count, const std::string& name) {
+  FieldTriple out;
+  for (int c = 0; c < count; ++c)
+    out[c] = Field(like[c].layout(), "bicgstab::" + name);
+  return out;
+}
+
+} // namespace
+
+FieldBiCGStab::FieldBiCGStab(const Communicator& comm, const FieldTriple& like,
+                             const std::array<IndexSpace, 3>& spaces)
+    : m_comm(comm), m_spaces(spaces) {
+  while (m_count < 3 && like[m_count].view().data() != nullptr)
+    ++m_count;
+  m_r = like_fields(like, m_count, "r");
+  m_r0 = like_fields(like, m_count, "r0");
+  m_p = like_fields(like, m_count, "p");
+  m_v = like_fields(like, m_count, "v");
+  m_s = like_fields(like, m_count, "s");
+  m_t = like_fields(like, m_count, "t");
+  m_phat = like_fields(like, m_count, "phat");
+  m_shat = like_fields(like, m_count, "shat");
+}
+
+double FieldBiCGStab::dot(const FieldTriple& a, const FieldTriple& b) const {
+  double local = 0;
+  for (int c = 0; c < m_count; ++c) {
+    const FieldView av = a[c].view(), bv = b[c].view();
+    local += local_sum(
+        "bicgstab::dot", m_spaces[c],
+        KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += av(i, j, k) * bv(i, j, k); });
+  }
+  return m_comm.sum(local);
+}
+
+void FieldBiCGStab::combine(double a, const FieldTriple& x, double b, const FieldTriple& y,
+                            FieldTriple& out) const {
+  for (int c = 0; c < m_count; ++c) {
+    const FieldView xv = x[c].view(), yv = y[c].view(), ov = out[c].view();
+    for_each(
+        "bicgstab::combine", m_spaces[c],
+        KOKKOS_LAMBDA(long i, long j, long k) { ov(i, j, k) = a * xv(i, j, k) + b * yv(i, j, k); });
+  }
+}
+
+void FieldBiCGStab::scale(const FieldTriple& d, const FieldTriple& x, FieldTriple& out) const {
+  for (int c = 0; c < m_count; ++c) {
+    const FieldView dv = d[c].view(), xv = x[c].view(), ov = out[c].view();
+    for_each(
+        "bicgstab::precondition", m_spaces[c],
+        KOKKOS_LAMBDA(long i, long j, long k) { ov(i, j, k) = dv(i, j, k) * xv(i, j, k); });
+  }
+}
+
+KrylovResult FieldBiCGStab::solve(const Operator& A, const FieldTriple& inverse_diagonal,
+                                  const FieldTriple& b, FieldTriple& x, double rtol,
+                                  int max_iterations, double reference) {
+  KrylovResult result;
+  // r = b - A x; the shadow residual r0 = r.
+  A(x, m_t);
+  combine(1.0, b, -1.0, m_t, m_r);
+  for (int c = 0; c < m_count; ++c)
+    copy(m_r[c], m_r0[c]);
+  result.reference = reference > 0.0 ? reference : std::sqrt(dot(b, b));
+  double rr = dot(m_r, m_r);
+  result.residual = std::sqrt(rr);
+  const double target = rtol * result.reference;
+  if (result.residual <= target) {
+    result.converged = true;
+    return result;
+  }
+  for (int c = 0; c < m_count; ++c) {
+    fill_value(m_p[c], m_p[c].ghosted(), 0.0);
+    fill_value(m_v[c], m_v[c].ghosted(), 0.0);
+    fill_value(m_phat[c], m_phat[c].ghosted(), 0.0);
+    fill_value(m_shat[c], m_shat[c].ghosted(), 0.0);
+  }
+  double rho = 1.0, alpha = 1.0, omega = 1.0;
+  while (result.iterations < max_iterations) {
+    const double rho_next = dot(m_r0, m_r);
+    if (rho_next == 0.0 || !std::isfinite(rho_next))
+      return result; // breakdown: the shadow residual is orthogonal to the residual
+    const double beta = (rho_next / rho) * (alpha / omega);
+    rho = rho_next;
+    // p = r + beta (p - omega v)
+    combine(1.0, m_p, -omega, m_v, m_p);
+    combine(1.0, m_r, beta, m_p, m_p);
+    scale(inverse_diagonal, m_p, m_phat);
+    A(m_phat, m_v);
+    const double r0v = dot(m_r0, m_v);
+    if (r0v == 0.0 || !std::isfinite(r0v))
+      return result;
+    alpha = rho / r0v;
+    combine(1.0, m_r, -alpha, m_v, m_s);
+    ++result.iterations;
+    const double ss = dot(m_s, m_s);
+    if (std::sqrt(ss) <= target) {
+      combine(1.0, x, alpha, m_phat, x);
+      result.residual = std::sqrt(ss);
+      result.converged = true;
+      return result;
+    }
+    scale(inverse_diagonal, m_s, m_shat);
+    A(m_shat, m_t);
+    const double tt = dot(m_t, m_t);
+    if (tt == 0.0 || !std::isfinite(tt))
+      return result;
+    omega = dot(m_t, m_s) / tt;
+    combine(1.0, x, alpha, m_phat, x);
+    combine(1.0, x, omega, m_shat, x);
+    combine(1.0, m_s, -omega, m_t, m_r);
+    rr = dot(m_r, m_r);
+    result.residual = std::sqrt(rr);
+    if (result.residual <= target) {
+      result.converged = true;
+      return result;
+    }
+    if (omega == 0.0)
+      return result;
+  }
+  return result;
+}
+
+} // namespace linear
+} // namespace undertow

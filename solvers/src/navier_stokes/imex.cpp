@@ -1,0 +1,280 @@
+// RK3-CN, the implicit-viscous time step of the Navier-Stokes solver (solver.hpp): the explicit
+// right-hand side of each substep, the Helmholtz operator of its viscous terms and penalty, and
+// the solve. The adjoint transposes each piece in imex_adjoint.cpp.
+
+#include "undertow/solvers/navier_stokes/solver.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace navier_stokes {
+
+namespace {
+
+const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
+
+/// What the right-hand side kernel of one substep reads and writes.
+struct ImexRhs {
+  Velocity w, w_previous;
+  FieldView out;
+  double dt, gamma, zeta, alpha_nu, force;
+  double ih[3];
+};
+
+/// out = w + dt (gamma N(w) + zeta N(w_previous) + alpha nu L w + force) for component C.
+template <int C, int Dim>
+void imex_rhs_kernel(const ImexRhs& m, const IndexSpace& space) {
+  const bool previous = m.zeta != 0.0;
+  for_each(
+      "ns::imex_rhs", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        double r = m.gamma * advective_tendency(m.w, C, Dim, m.ih, i, j, k) +
+                   m.alpha_nu * laplacian(m.w, C, Dim, m.ih, i, j, k) + m.force;
+        if (previous)
+          r += m.zeta * advective_tendency(m.w_previous, C, Dim, m.ih, i, j, k);
+        m.out(i, j, k) = m.w.u[C](i, j, k) + m.dt * r;
+      });
+}
+
+void imex_rhs(int c, int dim, const ImexRhs& m, const IndexSpace& space) {
+  if (dim == 2)
+    (c == 0 ? imex_rhs_kernel<0, 2> : imex_rhs_kernel<1, 2>)(m, space);
+  else
+    (c == 0   ? imex_rhs_kernel<0, 3>
+     : c == 1 ? imex_rhs_kernel<1, 3>
+              : imex_rhs_kernel<2, 3>)(m, space);
+}
+
+/// The explicit outflow rule on a convective face: out = w - dt rate (gamma (w - w_inner) +
+/// zeta (w_previous - w_previous_inner)).
+void convective_rhs(const ConvectiveFace& f, int c, const FieldView& w, const FieldView& wp,
+                    double dt, double gamma, double zeta, double ih, const FieldView& out) {
+  const double rate = f.speed * ih;
+  const long inward = f.inward;
+  const bool previous = zeta != 0.0;
+  for_each(
+      "ns::imex_convective_rhs", f.layer, KOKKOS_LAMBDA(long i, long j, long k) {
+        double r = gamma * (w(i, j, k) - at(w, i, j, k, c, inward));
+        if (previous)
+          r += zeta * (wp(i, j, k) - at(wp, i, j, k, c, inward));
+        out(i, j, k) = w(i, j, k) - dt * rate * r;
+      });
+}
+
+/// y = (1 + penalty chi) x - a L x on `space` (a = alpha dt nu); chi may be empty.
+struct Helmholtz {
+  Velocity x;
+  FieldView y, chi;
+  double penalty, a;
+  double ih[3];
+};
+
+template <int C, int Dim>
+void helmholtz_kernel(const Helmholtz& h, const IndexSpace& space) {
+  for_each(
+      "ns::helmholtz", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        const double diagonal = 1.0 + (h.chi.data() ? h.penalty * h.chi(i, j, k) : 0.0);
+        h.y(i, j, k) = diagonal * h.x.u[C](i, j, k) - h.a * laplacian(h.x, C, Dim, h.ih, i, j, k);
+      });
+}
+
+void helmholtz(int c, int dim, const Helmholtz& h, const IndexSpace& space) {
+  if (dim == 2)
+    (c == 0 ? helmholtz_kernel<0, 2> : helmholtz_kernel<1, 2>)(h, space);
+  else
+    (c == 0   ? helmholtz_kernel<0, 3>
+     : c == 1 ? helmholtz_kernel<1, 3>
+              : helmholtz_kernel<2, 3>)(h, space);
+}
+
+/// y = (1 + penalty chi) x on a convective face (no viscous term there).
+void helmholtz_convective(const ConvectiveFace& f, const FieldView& x, const FieldView& chi,
+                          double penalty, const FieldView& y) {
+  for_each(
+      "ns::helmholtz_convective", f.layer, KOKKOS_LAMBDA(long i, long j, long k) {
+        y(i, j, k) = (1.0 + (chi.data() ? penalty * chi(i, j, k) : 0.0)) * x(i, j, k);
+      });
+}
+
+/// d = 1 / ((1 + penalty chi) + a sum_d 2 / h_d^2) on `space` (viscous = false: without the
+/// viscous part).
+void inverse_diagonal(const IndexSpace& space, const FieldView& chi, double penalty, double a,
+                      double laplace_diagonal, const FieldView& d) {
+  for_each(
+      "ns::helmholtz_inverse_diagonal", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        d(i, j, k) =
+            1.0 / (1.0 + (chi.data() ? penalty * chi(i, j, k) : 0.0) + a * laplace_diagonal);
+      });
+}
+
+/// out += x on `space`.
+void add_into(const IndexSpace& space, const FieldView& x, const FieldView& out) {
+  for_each(
+      "ns::viscous_correction", space,
+      KOKKOS_LAMBDA(long i, long j, long k) { out(i, j, k) += x(i, j, k); });
+}
+
+/// sum of mask * u over `space`: an obstacle's force before its scale.
+double masked_sum(const IndexSpace& space, const FieldView& mask, const FieldView& u) {
+  return local_sum(
+      "ns::obstacle_force", space,
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += mask(i, j, k) * u(i, j, k); });
+}
+
+} // namespace
+
+void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
+                                        const std::array<Field, 3>* w_previous, double dt,
+                                        std::array<Field, 3>& rhs) {
+  auto scope = m_timers.scope("momentum");
+  const ImexSubstep& s = kRk3CrankNicolson[k];
+  require(s.zeta == 0.0 || w_previous != nullptr,
+          "imex_right_hand_side: substep needs the previous substep's velocity");
+  const int dim = m_domain.dim();
+  for (int c = 0; c < dim; ++c) {
+    const ImexRhs m{
+        velocity_views(w),
+        w_previous ? velocity_views(*w_previous) : velocity_views(w),
+        rhs[c].view(),
+        dt,
+        s.gamma,
+        s.zeta,
+        s.alpha * m_params.nu,
+        2.0 * s.alpha * m_params.body_force[c],
+        {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1), 1.0 / m_domain.spacing(2)}};
+    imex_rhs(c, dim, m, m_free[c]);
+    for (const ConvectiveFace& f : convective_faces(c))
+      convective_rhs(f, c, m.w.u[c], m.w_previous.u[c], dt, s.gamma, s.zeta, m.ih[c], m.out);
+  }
+}
+
+void NavierStokes::apply_helmholtz(int k, double dt, const std::array<Field, 3>& x,
+                                   std::array<Field, 3>& y) {
+  const ImexSubstep& s = kRk3CrankNicolson[k];
+  const int dim = m_domain.dim();
+  const double penalty = m_penalised_flow ? 2.0 * s.alpha * dt / m_params.obstacles.eta : 0.0;
+  for (int c = 0; c < dim; ++c) {
+    const FieldView chi = m_penalised_flow ? m_total_mask[c].view() : FieldView();
+    const Helmholtz h{
+        velocity_views(x),
+        y[c].view(),
+        chi,
+        penalty,
+        s.alpha * dt * m_params.nu,
+        {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1), 1.0 / m_domain.spacing(2)}};
+    helmholtz(c, dim, h, m_free[c]);
+    for (const ConvectiveFace& f : convective_faces(c))
+      helmholtz_convective(f, h.x.u[c], chi, penalty, h.y);
+  }
+}
+
+const std::array<Field, 3>& NavierStokes::helmholtz_inverse_diagonal(int k, double dt) {
+  const ImexSubstep& s = kRk3CrankNicolson[k];
+  const int dim = m_domain.dim();
+  const double penalty = m_penalised_flow ? 2.0 * s.alpha * dt / m_params.obstacles.eta : 0.0;
+  double laplace_diagonal = 0;
+  for (int d = 0; d < dim; ++d)
+    laplace_diagonal += 2.0 / (m_domain.spacing(d) * m_domain.spacing(d));
+  for (int c = 0; c < dim; ++c) {
+    if (m_inverse_diagonal[c].view().data() == nullptr)
+      m_inverse_diagonal[c] = Field(m_domain, kFaces[c], 1, "ns::helmholtz_inverse_diagonal");
+    const FieldView chi = m_penalised_flow ? m_total_mask[c].view() : FieldView();
+    const FieldView d = m_inverse_diagonal[c].view();
+    inverse_diagonal(m_free[c], chi, penalty, s.alpha * dt * m_params.nu, laplace_diagonal, d);
+    for (const ConvectiveFace& f : convective_faces(c))
+      inverse_diagonal(f.layer, chi, penalty, 0.0, 0.0, d);
+  }
+  return m_inverse_diagonal;
+}
+
+linear::FieldBiCGStab& NavierStokes::krylov() {
+  if (!m_krylov)
+    m_krylov = std::make_unique<linear::FieldBiCGStab>(m_domain.comm(), m_u, m_free);
+  return *m_krylov;
+}
+
+int NavierStokes::viscous_solve(int k, double dt, const std::array<Field, 3>& rhs,
+                                std::array<Field, 3>& out) {
+  auto scope = m_timers.scope("viscous");
+  const int dim = m_domain.dim();
+  for (int c = 0; c < dim; ++c) {
+    if (m_viscous_residual[c].view().data() == nullptr) {
+      m_viscous_residual[c] = Field(m_domain, kFaces[c], 1, "ns::viscous_residual");
+      m_viscous_delta[c] = Field(m_domain, kFaces[c], 1, "ns::viscous_delta");
+    }
+    copy(rhs[c], out[c]);
+    fill_value(m_viscous_delta[c], m_viscous_delta[c].ghosted(), 0.0);
+  }
+  // H is affine in the boundary values: with out = rhs and its boundary values, H u* = rhs
+  // becomes H0 delta = rhs - H out for the correction delta, H0 the homogeneous part.
+  prepare(out);
+  apply_helmholtz(k, dt, out, m_viscous_residual);
+  linear::FieldBiCGStab& solver = krylov();
+  for (int c = 0; c < dim; ++c) {
+    const FieldView r = m_viscous_residual[c].view(), b = rhs[c].view();
+    for_each(
+        "ns::viscous_residual", m_free[c],
+        KOKKOS_LAMBDA(long i, long j, long kk) { r(i, j, kk) = b(i, j, kk) - r(i, j, kk); });
+  }
+  const double reference = std::sqrt(solver.dot(rhs, rhs));
+  const auto homogeneous = [&](std::array<Field, 3>& x, std::array<Field, 3>& y) {
+    prepare_homogeneous(x);
+    apply_helmholtz(k, dt, x, y);
+  };
+  const linear::KrylovResult result = solver.solve(
+      homogeneous, helmholtz_inverse_diagonal(k, dt), m_viscous_residual, m_viscous_delta,
+      m_params.viscous_rtol, m_params.viscous_max_iterations, reference);
+  if (!result.converged)
+    throw CollectiveError(format("the implicit viscous solve (BiCGStab, substep %.0f) did not "
+                                 "converge: residual %.3e after %.0f iterations against the "
+                                 "target ",
+                                 double(k + 1), result.residual, double(result.iterations)) +
+                          format("%.3e. Loosen viscous.rtol, raise viscous.max_iterations, or "
+                                 "reduce time.cfl (or time.dt)",
+                                 m_params.viscous_rtol * result.reference));
+  for (int c = 0; c < dim; ++c)
+    add_into(m_free[c], m_viscous_delta[c].view(), out[c].view());
+  return result.iterations;
+}
+
+void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
+  const int dim = m_domain.dim();
+  for (int c = 0; c < dim; ++c)
+    if (m_rhs[c].view().data() == nullptr)
+      m_rhs[c] = Field(m_domain, kFaces[c], 1, "ns::imex_rhs");
+  double volume = 1.0;
+  for (int d = 0; d < dim; ++d)
+    volume *= m_domain.spacing(d);
+  prepare(m_u);
+  if (tape) {
+    tape->time = m_time;
+    tape->dt = dt;
+    keep_copy(m_domain, m_u, tape->u0);
+  }
+  // w_0 = u_n, w_1, w_2 in the stage fields; u* of the last substep overwrites u_n.
+  std::array<Field, 3>* w[3] = {&m_u, &m_stage1, &m_stage2};
+  std::array<Field, 3>* out[3] = {&m_stage1, &m_stage2, &m_u};
+  std::array<Field, 3>* taped[2] = {tape ? &tape->stage1 : nullptr, tape ? &tape->stage2 : nullptr};
+  for (int k = 0; k < 3; ++k) {
+    const ImexSubstep& s = kRk3CrankNicolson[k];
+    imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, dt, m_rhs);
+    m_viscous_iterations += viscous_solve(k, dt, m_rhs, *out[k]);
+    // Force on each body: the momentum the penalty removes in this substep, 2 alpha_k of the
+    // step's, sum of (chi_k / eta) u* dV.
+    for (std::size_t b = 0; b < m_masks.size() && m_penalised_flow; ++b)
+      for (int c = 0; c < dim; ++c)
+        m_forces[b][c] +=
+            2.0 * s.alpha * volume / m_params.obstacles.eta *
+            m_domain.comm().sum(masked_sum(m_free[c], m_masks[b][c].view(), (*out[k])[c].view()));
+    project(*out[k], 2.0 * s.alpha * dt);
+    if (k == 2)
+      break;
+    prepare(*out[k]);
+    if (tape)
+      keep_copy(m_domain, *out[k], *taped[k]);
+  }
+}
+
+} // namespace navier_stokes
+} // namespace undertow

@@ -1,0 +1,281 @@
+// The adjoint of RK3-CN (imex.cpp): the transposed Helmholtz operator and solve, the transpose
+// of each substep's explicit right-hand side, and their composition over a step. docs/adjoint.md
+// derives them.
+
+#include "undertow/solvers/navier_stokes/adjoint.hpp"
+
+#include "undertow/core/error.hpp"
+
+#include "momentum_transpose.hpp"
+
+#include <cmath>
+
+namespace undertow {
+namespace navier_stokes {
+
+namespace {
+
+const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
+
+/// masked := x on `space` and 0 on every other local point.
+void mask_to(const Field& x, const IndexSpace& space, Field& masked) {
+  fill_value(masked, masked.ghosted(), 0.0);
+  const FieldView xv = x.view(), mv = masked.view();
+  for_each(
+      "adj::viscous_mask", space,
+      KOKKOS_LAMBDA(long i, long j, long k) { mv(i, j, k) = xv(i, j, k); });
+}
+
+/// out := scale L^T m at every local point (the Laplacian's symmetric stencil, 0 beyond the
+/// array), m being zero off the rows of L.
+void laplacian_transpose(const Field& m, double scale, const double ih[3], int dim, Field& out) {
+  const FieldView mv = m.view(), ov = out.view();
+  const double h2[3] = {ih[0] * ih[0], ih[1] * ih[1], ih[2] * ih[2]};
+  for_each(
+      "adj::laplacian_transpose", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+        double sum = 0;
+        for (int d = 0; d < dim; ++d)
+          sum += (fetch<true>(mv, i, j, k, d, 1, d, 0) + fetch<true>(mv, i, j, k, d, -1, d, 0) -
+                  2.0 * mv(i, j, k)) *
+                 h2[d];
+        ov(i, j, k) = scale * sum;
+      });
+}
+
+/// y := (1 + penalty chi) x + s on `space` (chi may be empty).
+void diagonal_plus(const IndexSpace& space, const FieldView& x, const FieldView& chi,
+                   double penalty, const FieldView& s, const FieldView& y) {
+  for_each(
+      "adj::helmholtz_transpose", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        y(i, j, k) = (1.0 + (chi.data() ? penalty * chi(i, j, k) : 0.0)) * x(i, j, k) + s(i, j, k);
+      });
+}
+
+/// On the free faces: lambda_ustar += seed mask, dmask += seed u* (an obstacle's force term).
+void force_seed_term(const IndexSpace& space, double seed, const FieldView& mask,
+                     const FieldView& ustar, const FieldView& lambda, const FieldView& dmask) {
+  for_each(
+      "adj::imex_force_seed", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        lambda(i, j, k) += seed * mask(i, j, k);
+        dmask(i, j, k) += seed * ustar(i, j, k);
+      });
+}
+
+/// dchi -= penalty mu u* on `space`.
+void chi_term(const IndexSpace& space, double penalty, const FieldView& mu, const FieldView& ustar,
+              const FieldView& dchi) {
+  for_each(
+      "adj::imex_chi", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        dchi(i, j, k) -= penalty * mu(i, j, k) * ustar(i, j, k);
+      });
+}
+
+/// Over the rows of the viscous terms (m nonzero there only): sum of m (L w + L u*), and sum of
+/// m. Returns {the first, the second}.
+std::array<double, 2> viscous_sums(const IndexSpace& space, const Velocity& w,
+                                   const Velocity& ustar, const FieldView& m, int c, int dim,
+                                   const double ih[3]) {
+  const double inv_h[3] = {ih[0], ih[1], ih[2]};
+  const double lap = local_sum(
+      "adj::imex_viscosity_derivative", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        acc += m(i, j, k) *
+               (laplacian(w, c, dim, inv_h, i, j, k) + laplacian(ustar, c, dim, inv_h, i, j, k));
+      });
+  const double sum = local_sum(
+      "adj::imex_force_derivative", space,
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += m(i, j, k); });
+  return {lap, sum};
+}
+
+/// lambda += m on `space`.
+void add_on(const IndexSpace& space, const FieldView& m, const FieldView& lambda) {
+  for_each(
+      "adj::imex_identity", space,
+      KOKKOS_LAMBDA(long i, long j, long k) { lambda(i, j, k) += m(i, j, k); });
+}
+
+/// Transpose of the convective outflow rule's term -dt weight rate (w - w_inner): mu at the face
+/// moves to lambda at the face and the face inside.
+void convective_transpose(const ConvectiveFace& f, int c, double factor, const FieldView& mu,
+                          const FieldView& lambda) {
+  const long inward = f.inward;
+  for_each(
+      "adj::imex_convective", f.layer, KOKKOS_LAMBDA(long i, long j, long k) {
+        const double w = factor * mu(i, j, k);
+        lambda(i, j, k) -= w;
+        add_at(lambda, i, j, k, c, inward, w);
+      });
+}
+
+} // namespace
+
+void NavierStokesAdjoint::allocate_imex() {
+  if (m_krylov)
+    return;
+  m_imex_rhs = m_ns.make_velocity("adj::imex_rhs");
+  m_ustar = m_ns.make_velocity("adj::ustar");
+  m_viscous_mu = m_ns.make_velocity("adj::viscous_mu");
+  m_masked = m_ns.make_velocity("adj::viscous_masked");
+  m_scatter = m_ns.make_velocity("adj::viscous_scatter");
+  std::array<IndexSpace, 3> free;
+  for (int c = 0; c < m_domain.dim(); ++c)
+    free[c] = m_ns.free_faces(c);
+  m_krylov = std::make_unique<linear::FieldBiCGStab>(m_domain.comm(), m_ustar, free);
+}
+
+void NavierStokesAdjoint::apply_helmholtz_transpose(int k, double dt, const Velocity3& x,
+                                                    Velocity3& y) {
+  allocate_imex();
+  const ImexSubstep& s = kRk3CrankNicolson[k];
+  const auto& params = m_ns.params();
+  const int dim = m_domain.dim();
+  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                        1.0 / m_domain.spacing(2)};
+  const double penalty = m_ns.penalised() ? 2.0 * s.alpha * dt / params.obstacles.eta : 0.0;
+  // H = D - a L P0: H^T = D - a P0^T L^T, the rows of L being the free faces that are not
+  // convective outflow faces.
+  for (int c = 0; c < dim; ++c) {
+    mask_to(x[c], m_ns.free_faces(c), m_masked[c]);
+    for (const ConvectiveFace& f : m_ns.convective_faces(c))
+      fill_value(m_masked[c], f.layer, 0.0);
+    laplacian_transpose(m_masked[c], -s.alpha * dt * params.nu, ih, dim, m_scatter[c]);
+  }
+  FlowGradient discarded;
+  transpose_boundary(m_scatter, discarded);
+  for (int c = 0; c < dim; ++c) {
+    const FieldView chi = m_ns.penalised() ? m_ns.total_mask(c).view() : FieldView();
+    diagonal_plus(m_ns.free_faces(c), x[c].view(), chi, penalty, m_scatter[c].view(), y[c].view());
+  }
+}
+
+int NavierStokesAdjoint::viscous_solve_transpose(int k, double dt, const Velocity3& b,
+                                                 Velocity3& mu) {
+  allocate_imex();
+  auto scope = m_timers.scope("viscous adjoint");
+  for (int c = 0; c < m_domain.dim(); ++c)
+    fill_value(mu[c], mu[c].ghosted(), 0.0);
+  const auto transposed = [&](Velocity3& x, Velocity3& y) {
+    apply_helmholtz_transpose(k, dt, x, y);
+  };
+  const auto& params = m_ns.params();
+  const linear::KrylovResult result =
+      m_krylov->solve(transposed, m_ns.helmholtz_inverse_diagonal(k, dt), b, mu,
+                      params.viscous_rtol, params.viscous_max_iterations);
+  if (!result.converged)
+    throw CollectiveError(format("the transposed implicit viscous solve (BiCGStab, substep "
+                                 "%.0f) did not converge: residual %.3e after %.0f iterations. ",
+                                 double(k + 1), result.residual, double(result.iterations)) +
+                          "Loosen viscous.rtol, raise viscous.max_iterations, or reduce time.cfl "
+                          "(or time.dt)");
+  return result.iterations;
+}
+
+void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
+                                               const Velocity3* w_previous, double dt,
+                                               const ForceSeed& force_seed, Velocity3& lambda_ustar,
+                                               Velocity3& lambda_w, Velocity3* lambda_w_previous) {
+  allocate_imex();
+  const ImexSubstep& s = kRk3CrankNicolson[k];
+  const auto& params = m_ns.params();
+  const int dim = m_domain.dim();
+  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
+                        1.0 / m_domain.spacing(2)};
+  double volume = 1.0;
+  for (int d = 0; d < dim; ++d)
+    volume *= m_domain.spacing(d);
+  // u* recomputed at the tape's state (the same solve, so bitwise the forward's), prepared as
+  // the projection and the viscous terms read it.
+  m_ns.imex_right_hand_side(k, w, w_previous, dt, m_imex_rhs);
+  m_ns.viscous_solve(k, dt, m_imex_rhs, m_ustar);
+  m_ns.prepare(m_ustar);
+  // The forces F_b += 2 alpha V / eta sum mask_b u*.
+  if (m_ns.penalised()) {
+    const double force_scale = 2.0 * s.alpha * volume / params.obstacles.eta;
+    for (std::size_t b = 0; b < m_ns.obstacle_count(); ++b)
+      for (int c = 0; c < dim; ++c) {
+        const double seed = force_scale * force_seed[b][c];
+        if (seed != 0.0)
+          force_seed_term(m_ns.free_faces(c), seed, m_ns.mask(static_cast<int>(b), c).view(),
+                          m_ustar[c].view(), lambda_ustar[c].view(),
+                          m_mask_force_gradient[b][c].view());
+      }
+  }
+  // mu = H^-T lambda_u*: the adjoint of the right-hand side.
+  viscous_solve_transpose(k, dt, lambda_ustar, m_viscous_mu);
+  auto scope = m_timers.scope("viscous adjoint");
+  const double penalty = m_ns.penalised() ? 2.0 * s.alpha * dt / params.obstacles.eta : 0.0;
+  double dnu = 0;
+  for (int c = 0; c < dim; ++c) {
+    const IndexSpace& free = m_ns.free_faces(c);
+    const FieldView mu = m_viscous_mu[c].view();
+    // H depends on chi through its diagonal: dJ/dchi -= mu penalty u*.
+    if (m_ns.penalised())
+      chi_term(free, penalty, mu, m_ustar[c].view(), m_chi_gradient[c].view());
+    // mu on the rows of the viscous terms (the convective faces have none).
+    mask_to(m_viscous_mu[c], free, m_masked[c]);
+    for (const ConvectiveFace& f : m_ns.convective_faces(c))
+      fill_value(m_masked[c], f.layer, 0.0);
+    // nu enters through alpha dt nu (L w + L u*), the body force through 2 alpha dt f.
+    const auto sums = viscous_sums(free, velocity_views(w), velocity_views(m_ustar),
+                                   m_masked[c].view(), c, dim, ih);
+    dnu += s.alpha * dt * sums[0];
+    m_local.body_force[c] += 2.0 * s.alpha * dt * sums[1];
+    // The boundary values in alpha dt nu L u*: the affine part of H, through prepare's transpose
+    // (its interior part is discarded; H^T had it).
+    laplacian_transpose(m_masked[c], s.alpha * dt * params.nu, ih, dim, m_scatter[c]);
+    // The identity part of the right-hand side, and the convective outflow rule.
+    add_on(free, mu, lambda_w[c].view());
+    for (const ConvectiveFace& f : m_ns.convective_faces(c)) {
+      const double rate = f.speed * ih[c];
+      convective_transpose(f, c, dt * rate * s.gamma, mu, lambda_w[c].view());
+      if (s.zeta != 0.0)
+        convective_transpose(f, c, dt * rate * s.zeta, mu, (*lambda_w_previous)[c].view());
+    }
+  }
+  transpose_boundary(m_scatter, m_local);
+  m_local.nu += dnu;
+  // dt (gamma N(w) + alpha nu L w) and dt zeta N(w_previous) transposed, gathered into each
+  // component (they read mu of every component).
+  const double gamma_dt = s.gamma * dt;
+  for (int t = 0; t < dim; ++t) {
+    const MomentumTranspose mt{
+        velocity_views(w), velocity_views(m_masked),      lambda_w[t].view(),
+        gamma_dt,          s.alpha * params.nu / s.gamma, {ih[0], ih[1], ih[2]}};
+    transpose_momentum(t, dim, mt, lambda_w[t].ghosted());
+    if (s.zeta == 0.0)
+      continue;
+    const MomentumTranspose previous{velocity_views(*w_previous),
+                                     velocity_views(m_masked),
+                                     (*lambda_w_previous)[t].view(),
+                                     s.zeta * dt,
+                                     0.0,
+                                     {ih[0], ih[1], ih[2]}};
+    transpose_momentum(t, dim, previous, (*lambda_w_previous)[t].ghosted());
+  }
+}
+
+void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, Velocity3& lambda,
+                                                          const ForceSeed& force_seed,
+                                                          const Field* psi_seed) {
+  const int dim = m_domain.dim();
+  const double dt = tape.dt;
+  const Velocity3* w[3] = {&tape.u0, &tape.stage1, &tape.stage2};
+  Velocity3* lambda_w[3] = {&m_start, &m_stage1, &m_stage2};
+  for (Velocity3* l : lambda_w)
+    zero(*l, dim);
+  // Substep k: w_{k+1} = P u*(w_k, w_{k-1}); the last one's w_3 = u_{n+1}.
+  for (int k = 2; k >= 0; --k) {
+    Velocity3* lambda_ustar = k == 2 ? &lambda : lambda_w[k + 1];
+    if (k < 2)
+      prepare_adjoint(*lambda_ustar);
+    project_adjoint(*lambda_ustar, k + 1, k == 2 ? psi_seed : nullptr);
+    imex_substep_adjoint(k, *w[k], k > 0 ? w[k - 1] : nullptr, dt, force_seed, *lambda_ustar,
+                         *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr);
+  }
+  prepare_adjoint(m_start);
+  for (int c = 0; c < dim; ++c)
+    copy(m_start[c], lambda[c]);
+}
+
+} // namespace navier_stokes
+} // namespace undertow
