@@ -280,7 +280,11 @@ void FlowOutputs::print_progress(const Simulation& sim) {
       // time.cfl is a fraction of the SSP-RK3 limit sqrt(3): print the Courant number and that
       // fraction, so that the line and the case file speak the same language.
       format("CFL %.3f (%.2f of the advective limit)", x.courant, x.courant / std::sqrt(3.0)) +
-          format("  Poisson its %2.0f  KE %.5e", m_ns.poisson_iterations(), x.kinetic_energy) +
+          format("  Poisson its %2.0f", m_ns.poisson_iterations()) +
+          (m_ns.params().scheme == navier_stokes::TimeScheme::Rk3CrankNicolson
+               ? format("  viscous its %2.0f", m_ns.viscous_iterations())
+               : std::string()) +
+          format("  KE %.5e", x.kinetic_energy) +
           format("  max|div u| %.1e  max|du/dt| %.2e", x.divergence, m_guard->dudt) + x.forces_text,
       true);
 }
