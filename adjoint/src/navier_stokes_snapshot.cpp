@@ -14,6 +14,9 @@ Snapshot to_snapshot(const navier_stokes::StepTape& tape, long step, int dim) {
   for (int p = 0; p < 3; ++p)
     for (int c = 0; c < dim; ++c)
       s.fields.emplace_back(std::string(kStages[p]) + "_" + "uvw"[c], (*parts[p])[c]);
+  for (int k = 0; k < 3; ++k) // RK3-CN's substep pressures
+    if (tape.pressure[k].view().data())
+      s.fields.emplace_back("p" + std::to_string(k), tape.pressure[k]);
   s.numbers["time"] = tape.time;
   s.numbers["dt"] = tape.dt;
   for (std::size_t k = 0; k < tape.forces.size(); ++k)
@@ -28,6 +31,8 @@ void from_snapshot(const Snapshot& s, navier_stokes::StepTape& tape, int dim) {
   for (int p = 0; p < 3; ++p)
     for (int c = 0; c < dim; ++c, ++i)
       (*parts[p])[c] = s.fields.at(i).second; // shares the store's copy
+  for (int k = 0; k < 3 && i < s.fields.size(); ++k, ++i)
+    tape.pressure[k] = s.fields.at(i).second;
   tape.time = s.numbers.at("time");
   tape.dt = s.numbers.at("dt");
   tape.forces.clear();
@@ -50,6 +55,8 @@ double tape_bytes(const navier_stokes::NavierStokes& ns) {
   double b = 0;
   for (int c = 0; c < ns.domain().dim(); ++c)
     b += 3.0 * 8.0 * double(ns.velocity(c).view().span());
+  if (ns.params().scheme == navier_stokes::TimeScheme::Rk3CrankNicolson)
+    b += 3.0 * 8.0 * double(ns.pressure().view().span());
   return b;
 }
 

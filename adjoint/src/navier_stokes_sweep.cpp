@@ -44,7 +44,7 @@ class NavierStokesModel : public AdjointModel {
         m_lambda(ns.make_velocity("adj::lambda")), m_after(ns.make_velocity("adj::after")) {
     m_seeds.velocity = ns.make_velocity("adj::seed");
     m_seeds.force.assign(ns.obstacle_count(), {0, 0, 0});
-    m_seeds.psi = Field(ns.domain(), Location::Cell, 1, "adj::seed_psi");
+    m_seeds.pressure = Field(ns.domain(), Location::Cell, 1, "adj::seed_pressure");
   }
 
   const Communicator& comm() const override { return m_ns.domain().comm(); }
@@ -100,7 +100,6 @@ class NavierStokesModel : public AdjointModel {
     s.step = k + 1;
     s.time = taped.time + taped.dt;
     s.dt = taped.dt;
-    s.psi_weight = m_ns.potential_weight();
     s.last = last;
     // The state after this step: kept by the adjoint step after it, or (the last step) in the
     // solver, which has just recorded it.
@@ -112,7 +111,8 @@ class NavierStokesModel : public AdjointModel {
       for (int c = 0; c < m_dim; ++c)
         axpy(1.0, m_seeds.velocity[c], m_lambda[c]);
     }
-    m_adj.step_adjoint(taped, m_lambda, m_seeds.force, m_seeds.has_psi ? &m_seeds.psi : nullptr);
+    m_adj.step_adjoint(taped, m_lambda, m_seeds.force,
+                       m_seeds.has_pressure ? &m_seeds.pressure : nullptr);
     // x_k is the state after the step reversed next: keep the tape's u0 by swapping it with the
     // previous one (no copy); the tape goes back to the sweep with the old fields.
     for (int c = 0; c < m_dim; ++c)

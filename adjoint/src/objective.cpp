@@ -63,8 +63,8 @@ void ObjectiveSum::derivative(const StepState& state, StepSeeds& seeds) {
       fill_value(f, f.ghosted(), 0.0);
   for (auto& f : seeds.force)
     f = {0, 0, 0};
-  fill_value(seeds.psi, seeds.psi.ghosted(), 0.0);
-  seeds.has_velocity = seeds.has_force = seeds.has_psi = false;
+  fill_value(seeds.pressure, seeds.pressure.ghosted(), 0.0);
+  seeds.has_velocity = seeds.has_force = seeds.has_pressure = false;
   const double w = m_window.weight(state);
   if (w == 0.0)
     return;
@@ -191,7 +191,7 @@ std::array<double, 3> point(const std::vector<double>& v, int dim, std::size_t f
   return p;
 }
 
-/// Pressure difference p(x1) - p(x2) between two probe cells, p = psi / (w dt).
+/// Pressure difference p(x1) - p(x2) between two probe cells.
 class PressureDrop : public Objective {
  public:
   PressureDrop(const Domain& d, std::array<double, 3> x1, std::array<double, 3> x2)
@@ -207,13 +207,13 @@ class PressureDrop : public Objective {
   }
   std::string describe() const override { return "pressure drop"; }
   double value(const StepState& s) override {
-    if (!s.psi)
-      throw Error("PressureDrop::value needs the potential psi of the step");
-    return global_dot(m_domain.comm(), *s.psi, m_weights) / (s.psi_weight * s.dt);
+    if (!s.pressure)
+      throw Error("PressureDrop::value needs the pressure of the step");
+    return global_dot(m_domain.comm(), *s.pressure, m_weights);
   }
-  void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
-    axpy(weight / (s.psi_weight * s.dt), m_weights, seeds.psi);
-    seeds.has_psi = true;
+  void add_derivative(const StepState&, double weight, StepSeeds& seeds) override {
+    axpy(weight, m_weights, seeds.pressure);
+    seeds.has_pressure = true;
   }
 
  private:

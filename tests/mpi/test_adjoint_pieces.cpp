@@ -445,10 +445,16 @@ TEST(AdjointPieces, HelmholtzOperatorAndItsSolve) {
   });
 }
 
+/// out := a + scale b on every local value (cell fields).
+void add_scaled(const Field& a, double scale, const Field& b, Field& out) {
+  copy(a, out);
+  axpy(scale, b, out);
+}
+
 TEST(AdjointPieces, EachImexSubstep) {
-  // Substep map (w_k, w_{k-1}) -> project(u*(prepare(w_k), prepare(w_{k-1}))): u* is quadratic
-  // in the w (the advection) and affine in the right-hand side, so central differences are
-  // exact.
+  // Substep map (w_k, w_{k-1}, p^(k)) -> (w_{k+1}, p^(k+1)) = (P u*, p^(k) + psi / (2 alpha dt)),
+  // u* from prepare(w_k), prepare(w_{k-1}) and G p^(k): u* is quadratic in the w (the
+  // advection) and affine in the right-hand side, so central differences are exact.
   for_each_case([&](int dim, Boundaries kind, bool obstacle, std::array<int, 3> grid) {
     if (dim == 3 && kind != Boundaries::Channel)
       return; // keeps the test short
@@ -457,43 +463,60 @@ TEST(AdjointPieces, EachImexSubstep) {
     const Domain& d = *s.domain;
     NavierStokes& ns = *s.ns;
     const double dt = 0.05;
+    const auto cell = [&](const char* name) {
+      return Field(d, Location::Cell, 1, name);
+    };
     for (int k = 0; k < 3; ++k) {
+      const double weight = 2.0 * kRk3CrankNicolson[k].alpha * dt;
       auto w = ns.make_velocity("w"), wp = ns.make_velocity("wp"), x1 = ns.make_velocity("x1"),
            x2 = ns.make_velocity("x2"), y = ns.make_velocity("y"), a = ns.make_velocity("a"),
            b = ns.make_velocity("b"), op = ns.make_velocity("op"), om = ns.make_velocity("om"),
            rhs = ns.make_velocity("rhs"), lam = ns.make_velocity("lam"),
            lw = ns.make_velocity("lw"), lwp = ns.make_velocity("lwp");
+      Field p = cell("p"), x3 = cell("x3"), yp = cell("yp"), pa = cell("pa"), pop = cell("pop"),
+            pom = cell("pom"), seed = cell("seed"), lp = cell("lp");
       randomise(w, dim, 70 + k);
       randomise(wp, dim, 80 + k);
       randomise(x1, dim, 90 + k);
       randomise(x2, dim, 100 + k);
       randomise(y, dim, 110 + k);
-      const auto substep = [&](Velocity3& wk, Velocity3& wkm, Velocity3& out) {
+      undertow::testing::fill_random(p, 120 + k, world().rank());
+      undertow::testing::fill_random(x3, 130 + k, world().rank());
+      undertow::testing::fill_random(yp, 140 + k, world().rank());
+      const auto substep = [&](Velocity3& wk, Velocity3& wkm, Field& pk, Velocity3& out,
+                               Field& pout) {
         ns.prepare(wk);
         ns.prepare(wkm);
-        ns.imex_right_hand_side(k, wk, k > 0 ? &wkm : nullptr, dt, rhs);
+        ns.imex_right_hand_side(k, wk, k > 0 ? &wkm : nullptr, pk, dt, rhs);
         ns.viscous_solve(k, dt, rhs, out);
         ns.project(out, 0.0);
+        add_scaled(pk, 1.0 / weight, ns.potential(), pout);
       };
       combine(d, 1.0, w, 1.0, x1, a);
       combine(d, 1.0, wp, 1.0, x2, b);
-      substep(a, b, op);
+      add_scaled(p, 1.0, x3, pa);
+      substep(a, b, pa, op, pop);
       combine(d, 1.0, w, -1.0, x1, a);
       combine(d, 1.0, wp, -1.0, x2, b);
-      substep(a, b, om);
-      const double lhs = 0.5 * (dot(d, op, y) - dot(d, om, y));
+      add_scaled(p, -1.0, x3, pa);
+      substep(a, b, pa, om, pom);
+      const double lhs = 0.5 * (dot(d, op, y) - dot(d, om, y)) +
+                         0.5 * (global_dot(d.comm(), pop, yp) - global_dot(d.comm(), pom, yp));
       ns.prepare(w);
       ns.prepare(wp);
       assign(d, y, lam);
-      s.adj->project_adjoint(lam, 0);
+      add_scaled(seed, 1.0 / weight, yp, seed); // seed was zero
+      s.adj->project_adjoint(lam, 0, &seed);
+      copy(yp, lp);
       const ForceSeed none(ns.obstacle_count(), {0, 0, 0});
-      s.adj->imex_substep_adjoint(k, w, k > 0 ? &wp : nullptr, dt, none, lam, lw,
-                                  k > 0 ? &lwp : nullptr);
+      s.adj->imex_substep_adjoint(k, w, k > 0 ? &wp : nullptr, p, dt, none, lam, lw,
+                                  k > 0 ? &lwp : nullptr, lp);
       s.adj->prepare_adjoint(lw);
       s.adj->prepare_adjoint(lwp);
       randomise(x1, dim, 90 + k);
       randomise(x2, dim, 100 + k);
-      const double rhs_dot = dot(d, x1, lw) + (k > 0 ? dot(d, x2, lwp) : 0.0);
+      const double rhs_dot =
+          dot(d, x1, lw) + (k > 0 ? dot(d, x2, lwp) : 0.0) + global_dot(d.comm(), x3, lp);
       expect_adjoint(lhs, rhs_dot, 1e-10, "IMEX substep");
     }
   });

@@ -47,6 +47,9 @@ NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
   for (std::size_t k = 0; k < forward.obstacle_count(); ++k)
     m_mask_force_gradient.push_back(forward.make_velocity("adj::dJ_dmask"));
   m_lambda_psi = Field(m_domain, Location::Cell, 1, "adj::lambda_psi");
+  m_lambda_p = Field(m_domain, Location::Cell, 1, "adj::lambda_p");
+  m_psi_seed = Field(m_domain, Location::Cell, 1, "adj::psi_seed");
+  m_gradient_transpose = Field(m_domain, Location::Cell, 1, "adj::gradient_transpose");
   for (Field& mu : m_mu)
     mu = Field(m_domain, Location::Cell, 1, "adj::mu");
   for (Field& mu : m_mu_previous)
@@ -73,6 +76,7 @@ std::vector<std::pair<std::string, Field*>> NavierStokesAdjoint::state_fields() 
       out.emplace_back("dJ_dmask_" + std::to_string(k) + "_" + "uvw"[c],
                        &m_mask_force_gradient[k][c]);
   out.emplace_back("lambda_psi", &m_lambda_psi);
+  out.emplace_back("lambda_p", &m_lambda_p);
   for (std::size_t q = 0; q < m_mu.size(); ++q) {
     out.emplace_back("mu_" + std::to_string(q), &m_mu[q]);
     out.emplace_back("mu_previous_" + std::to_string(q), &m_mu_previous[q]);
@@ -284,6 +288,31 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   m_local.nu += dnu;
 }
 
+void NavierStokesAdjoint::potential_ghosts_transpose(Field& lambda) {
+  const int dim = m_domain.dim();
+  const FieldView l = lambda.view();
+  // Outflow ghosts psi = -inner, in reverse order.
+  for (int a = dim - 1; a >= 0; --a) {
+    if (m_domain.periodic(a))
+      continue;
+    for (int side = 1; side >= 0; --side) {
+      if (!m_domain.touches_boundary(a, side) ||
+          !is_outflow(m_ns.params().boundaries.face[2 * a + side].kind))
+        continue;
+      const IndexSpace& own = lambda.owned();
+      const long inward = side == 0 ? 1 : -1;
+      const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
+      for_each(
+          "adj::psi_outflow_ghost", layer(lambda.ghosted(), a, ghost),
+          KOKKOS_LAMBDA(long i, long j, long k) {
+            add_at(l, i, j, k, a, inward, -l(i, j, k));
+            l(i, j, k) = 0.0;
+          });
+    }
+  }
+  m_ns.cell_halo().scatter_add(lambda);
+}
+
 void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Field* psi_seed) {
   const int dim = m_domain.dim();
   Field& mu_stage = m_mu[stage < 0 || stage > 3 ? 0 : stage];
@@ -303,26 +332,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
     }
     if (psi_seed)
       axpy(1.0, *psi_seed, m_lambda_psi);
-    // Outflow ghosts psi = -inner, in reverse order.
-    for (int a = dim - 1; a >= 0; --a) {
-      if (m_domain.periodic(a))
-        continue;
-      for (int side = 1; side >= 0; --side) {
-        if (!m_domain.touches_boundary(a, side) ||
-            !is_outflow(m_ns.params().boundaries.face[2 * a + side].kind))
-          continue;
-        const IndexSpace& own = m_lambda_psi.owned();
-        const long inward = side == 0 ? 1 : -1;
-        const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
-        for_each(
-            "adj::psi_outflow_ghost", layer(m_lambda_psi.ghosted(), a, ghost),
-            KOKKOS_LAMBDA(long i, long j, long k) {
-              add_at(lpsi, i, j, k, a, inward, -lpsi(i, j, k));
-              lpsi(i, j, k) = 0.0;
-            });
-      }
-    }
-    m_ns.cell_halo().scatter_add(m_lambda_psi);
+    potential_ghosts_transpose(m_lambda_psi);
   }
   {
     auto scope = m_timers.scope("poisson adjoint");
@@ -366,17 +376,25 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
 }
 
 void NavierStokesAdjoint::step_adjoint(const StepTape& tape, Velocity3& lambda,
-                                       const ForceSeed& force_seed, const Field* psi_seed) {
+                                       const ForceSeed& force_seed, const Field* pressure_seed) {
   if (m_ns.params().scheme == TimeScheme::Rk3CrankNicolson)
-    step_adjoint_rk3_crank_nicolson(tape, lambda, force_seed, psi_seed);
+    step_adjoint_rk3_crank_nicolson(tape, lambda, force_seed, pressure_seed);
   else
-    step_adjoint_ssp_rk3(tape, lambda, force_seed, psi_seed);
+    step_adjoint_ssp_rk3(tape, lambda, force_seed, pressure_seed);
 }
 
 void NavierStokesAdjoint::step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& lambda,
-                                               const ForceSeed& force_seed, const Field* psi_seed) {
+                                               const ForceSeed& force_seed,
+                                               const Field* pressure_seed) {
   const int dim = m_domain.dim();
   const double dt = tape.dt;
+  // p = psi / (b dt) of the last stage.
+  const Field* psi_seed = nullptr;
+  if (pressure_seed) {
+    fill_value(m_psi_seed, m_psi_seed.ghosted(), 0.0);
+    axpy(1.0 / (kSspRk3[2].b * dt), *pressure_seed, m_psi_seed);
+    psi_seed = &m_psi_seed;
+  }
   // Stage 3: u_{n+1} = P(1/3 u_n + 2/3 E(s2)).
   project_adjoint(lambda, 3, psi_seed);
   zero(m_start, dim);

@@ -31,7 +31,7 @@ void declare_flow_keys(ConfigSchema& s) {
         "of its non-incremental projection at no-slip and inflow boundaries, which also shifts "
         "steady states: see docs/adjoint.md)")
       .one_of({"explicit", "imex"});
-  s.add("viscous.rtol", ValueType::Real, "1e-12",
+  s.add("viscous.rtol", ValueType::Real, "1e-10",
         "time.scheme = imex: relative residual of the implicit viscous solves")
       .range(1e-15, 0.1);
   s.add("viscous.max_iterations", ValueType::Integer, "200",

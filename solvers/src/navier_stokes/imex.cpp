@@ -115,6 +115,23 @@ void add_into(const IndexSpace& space, const FieldView& x, const FieldView& out)
       KOKKOS_LAMBDA(long i, long j, long k) { out(i, j, k) += x(i, j, k); });
 }
 
+/// out -= scale G p along c on `space`.
+void subtract_gradient(const IndexSpace& space, const FieldView& p, int c, double scale, double ih,
+                       const FieldView& out) {
+  for_each(
+      "ns::imex_pressure_gradient", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        out(i, j, k) -= scale * face_gradient(p, c, ih, i, j, k);
+      });
+}
+
+/// p += scale psi on the owned cells.
+void add_scaled(const Field& psi, double scale, Field& p) {
+  const FieldView pv = p.view(), sv = psi.view();
+  for_each(
+      "ns::imex_pressure_increment", p.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { pv(i, j, k) += scale * sv(i, j, k); });
+}
+
 /// sum of mask * u over `space`: an obstacle's force before its scale.
 double masked_sum(const IndexSpace& space, const FieldView& mask, const FieldView& u) {
   return local_sum(
@@ -125,8 +142,9 @@ double masked_sum(const IndexSpace& space, const FieldView& mask, const FieldVie
 } // namespace
 
 void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
-                                        const std::array<Field, 3>* w_previous, double dt,
+                                        const std::array<Field, 3>* w_previous, Field& p, double dt,
                                         std::array<Field, 3>& rhs) {
+  potential_ghosts(p);
   auto scope = m_timers.scope("momentum");
   const ImexSubstep& s = kRk3CrankNicolson[k];
   require(s.zeta == 0.0 || w_previous != nullptr,
@@ -146,6 +164,9 @@ void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
     imex_rhs(c, dim, m, m_free[c]);
     for (const ConvectiveFace& f : convective_faces(c))
       convective_rhs(f, c, m.w.u[c], m.w_previous.u[c], dt, s.gamma, s.zeta, m.ih[c], m.out);
+    // The pressure so far: the projection then adds only its increment, of order dt^2, so that
+    // viscous terms and projection nearly commute at the walls too.
+    subtract_gradient(m_free[c], p.view(), c, 2.0 * s.alpha * dt, m.ih[c], m.out);
   }
 }
 
@@ -258,7 +279,9 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
   std::array<Field, 3>* taped[2] = {tape ? &tape->stage1 : nullptr, tape ? &tape->stage2 : nullptr};
   for (int k = 0; k < 3; ++k) {
     const ImexSubstep& s = kRk3CrankNicolson[k];
-    imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, dt, m_rhs);
+    if (tape)
+      keep_copy(m_p, tape->pressure[k]);
+    imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, m_p, dt, m_rhs);
     m_viscous_iterations += viscous_solve(k, dt, m_rhs, *out[k]);
     // Force on each body: the momentum the penalty removes in this substep, 2 alpha_k of the
     // step's, sum of (chi_k / eta) u* dV.
@@ -268,6 +291,8 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
             2.0 * s.alpha * volume / m_params.obstacles.eta *
             m_domain.comm().sum(masked_sum(m_free[c], m_masks[b][c].view(), (*out[k])[c].view()));
     project(*out[k], 2.0 * s.alpha * dt);
+    // p^(k+1) = p^(k) + psi / (2 alpha dt), psi the projection's potential.
+    add_scaled(m_psi, 1.0 / (2.0 * s.alpha * dt), m_p);
     if (k == 2)
       break;
     prepare(*out[k]);

@@ -107,6 +107,15 @@ void convective_transpose(const ConvectiveFace& f, int c, double factor, const F
       });
 }
 
+/// out += scale G^T m along c over `space` (scatter form; out has ghosts).
+void gradient_transpose(const IndexSpace& space, const FieldView& m, int c, double scale, double ih,
+                        const FieldView& out) {
+  for_each(
+      "adj::imex_pressure_gradient", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        face_gradient_transpose(out, c, ih, scale * m(i, j, k), i, j, k);
+      });
+}
+
 } // namespace
 
 void NavierStokesAdjoint::allocate_imex() {
@@ -171,9 +180,10 @@ int NavierStokesAdjoint::viscous_solve_transpose(int k, double dt, const Velocit
 }
 
 void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
-                                               const Velocity3* w_previous, double dt,
+                                               const Velocity3* w_previous, Field& p, double dt,
                                                const ForceSeed& force_seed, Velocity3& lambda_ustar,
-                                               Velocity3& lambda_w, Velocity3* lambda_w_previous) {
+                                               Velocity3& lambda_w, Velocity3* lambda_w_previous,
+                                               Field& lambda_p) {
   allocate_imex();
   const ImexSubstep& s = kRk3CrankNicolson[k];
   const auto& params = m_ns.params();
@@ -185,7 +195,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
     volume *= m_domain.spacing(d);
   // u* recomputed at the tape's state (the same solve, so bitwise the forward's), prepared as
   // the projection and the viscous terms read it.
-  m_ns.imex_right_hand_side(k, w, w_previous, dt, m_imex_rhs);
+  m_ns.imex_right_hand_side(k, w, w_previous, p, dt, m_imex_rhs);
   m_ns.viscous_solve(k, dt, m_imex_rhs, m_ustar);
   m_ns.prepare(m_ustar);
   // The forces F_b += 2 alpha V / eta sum mask_b u*.
@@ -205,9 +215,12 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   auto scope = m_timers.scope("viscous adjoint");
   const double penalty = m_ns.penalised() ? 2.0 * s.alpha * dt / params.obstacles.eta : 0.0;
   double dnu = 0;
+  fill_value(m_gradient_transpose, m_gradient_transpose.ghosted(), 0.0);
   for (int c = 0; c < dim; ++c) {
     const IndexSpace& free = m_ns.free_faces(c);
     const FieldView mu = m_viscous_mu[c].view();
+    // The pressure term -2 alpha dt G p on every free face.
+    gradient_transpose(free, mu, c, -2.0 * s.alpha * dt, ih[c], m_gradient_transpose.view());
     // H depends on chi through its diagonal: dJ/dchi -= mu penalty u*.
     if (m_ns.penalised())
       chi_term(free, penalty, mu, m_ustar[c].view(), m_chi_gradient[c].view());
@@ -234,6 +247,8 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   }
   transpose_boundary(m_scatter, m_local);
   m_local.nu += dnu;
+  potential_ghosts_transpose(m_gradient_transpose);
+  axpy(1.0, m_gradient_transpose, lambda_p);
   // dt (gamma N(w) + alpha nu L w) and dt zeta N(w_previous) transposed, gathered into each
   // component (they read mu of every component).
   const double gamma_dt = s.gamma * dt;
@@ -256,21 +271,29 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
 
 void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, Velocity3& lambda,
                                                           const ForceSeed& force_seed,
-                                                          const Field* psi_seed) {
+                                                          const Field* pressure_seed) {
   const int dim = m_domain.dim();
   const double dt = tape.dt;
   const Velocity3* w[3] = {&tape.u0, &tape.stage1, &tape.stage2};
   Velocity3* lambda_w[3] = {&m_start, &m_stage1, &m_stage2};
   for (Velocity3* l : lambda_w)
     zero(*l, dim);
-  // Substep k: w_{k+1} = P u*(w_k, w_{k-1}); the last one's w_3 = u_{n+1}.
+  // m_lambda_p is the adjoint of p_{n+1} = p^(3), carried from the step after this one.
+  if (pressure_seed)
+    axpy(1.0, *pressure_seed, m_lambda_p);
+  // Substep k: w_{k+1} = P u*(w_k, w_{k-1}, p^(k)), p^(k+1) = p^(k) + psi_k / (2 alpha_k dt);
+  // the last one's w_3 = u_{n+1}.
   for (int k = 2; k >= 0; --k) {
+    const double weight = 2.0 * kRk3CrankNicolson[k].alpha * dt;
     Velocity3* lambda_ustar = k == 2 ? &lambda : lambda_w[k + 1];
     if (k < 2)
       prepare_adjoint(*lambda_ustar);
-    project_adjoint(*lambda_ustar, k + 1, k == 2 ? psi_seed : nullptr);
-    imex_substep_adjoint(k, *w[k], k > 0 ? w[k - 1] : nullptr, dt, force_seed, *lambda_ustar,
-                         *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr);
+    fill_value(m_psi_seed, m_psi_seed.ghosted(), 0.0);
+    axpy(1.0 / weight, m_lambda_p, m_psi_seed);
+    project_adjoint(*lambda_ustar, k + 1, &m_psi_seed);
+    Field p = tape.pressure[k]; // shares the tape's storage: its ghosts are filled
+    imex_substep_adjoint(k, *w[k], k > 0 ? w[k - 1] : nullptr, p, dt, force_seed, *lambda_ustar,
+                         *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr, m_lambda_p);
   }
   prepare_adjoint(m_start);
   for (int c = 0; c < dim; ++c)

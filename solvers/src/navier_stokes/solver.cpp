@@ -394,24 +394,8 @@ void NavierStokes::project(std::array<Field, 3>& u, double scale) {
     m_poisson_iterations += m_poisson.solve(m_div, m_psi).iterations;
   }
   auto scope = m_timers.scope("projection");
-  m_cell_halo->fill(m_psi);
-  // Outflow faces take the gradient against p = 0 on the face: ghost = -inner.
+  potential_ghosts(m_psi);
   const FieldView psi = m_psi.view();
-  for (int a = 0; a < dim; ++a) {
-    if (m_domain.periodic(a))
-      continue;
-    for (int side = 0; side < 2; ++side) {
-      const bool mine = m_domain.touches_boundary(a, side);
-      if (!mine || !is_outflow(m_params.boundaries.face[2 * a + side].kind))
-        continue;
-      const IndexSpace& own = m_psi.owned();
-      const long inward = side == 0 ? 1 : -1;
-      const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
-      for_each(
-          "ns::psi_outflow_ghost", layer(m_psi.ghosted(), a, ghost),
-          KOKKOS_LAMBDA(long i, long j, long k) { psi(i, j, k) = -at(psi, i, j, k, a, inward); });
-    }
-  }
   for (int c = 0; c < dim; ++c) {
     const FieldView uv = u[c].view();
     const double ih = inv_h[c];
@@ -419,6 +403,28 @@ void NavierStokes::project(std::array<Field, 3>& u, double scale) {
         "ns::pressure_correction", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
           uv(i, j, k) -= face_gradient(psi, c, ih, i, j, k);
         });
+  }
+}
+
+void NavierStokes::potential_ghosts(Field& field) {
+  const int dim = m_domain.dim();
+  m_cell_halo->fill(field);
+  // Outflow faces take the gradient against p = 0 on the face: ghost = -inner.
+  const FieldView psi = field.view();
+  for (int a = 0; a < dim; ++a) {
+    if (m_domain.periodic(a))
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      const bool mine = m_domain.touches_boundary(a, side);
+      if (!mine || !is_outflow(m_params.boundaries.face[2 * a + side].kind))
+        continue;
+      const IndexSpace& own = field.owned();
+      const long inward = side == 0 ? 1 : -1;
+      const long ghost = side == 0 ? own.begin[a] - 1 : own.end[a];
+      for_each(
+          "ns::psi_outflow_ghost", layer(field.ghosted(), a, ghost),
+          KOKKOS_LAMBDA(long i, long j, long k) { psi(i, j, k) = -at(psi, i, j, k, a, inward); });
+    }
   }
 }
 
@@ -435,12 +441,15 @@ std::array<Field, 3> NavierStokes::make_velocity(const std::string& name) const 
   return u;
 }
 
+void keep_copy(const Field& src, Field& dst) {
+  if (dst.view().data() == nullptr)
+    dst = Field(src.layout(), src.name() + "_tape", false); // written just below
+  copy(src, dst);
+}
+
 void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array<Field, 3>& dst) {
-  for (int c = 0; c < domain.dim(); ++c) {
-    if (dst[c].view().data() == nullptr)
-      dst[c] = Field(src[c].layout(), src[c].name() + "_tape", false); // written just below
-    copy(src[c], dst[c]);
-  }
+  for (int c = 0; c < domain.dim(); ++c)
+    keep_copy(src[c], dst[c]);
 }
 
 void NavierStokes::step(double dt, StepTape* tape) {
@@ -448,16 +457,14 @@ void NavierStokes::step(double dt, StepTape* tape) {
   m_viscous_iterations = 0;
   for (auto& f : m_forces)
     f = {0.0, 0.0, 0.0};
-  const bool imex = m_params.scheme == TimeScheme::Rk3CrankNicolson;
-  if (imex)
-    step_rk3_crank_nicolson(dt, tape);
-  else
+  if (m_params.scheme == TimeScheme::Rk3CrankNicolson) {
+    step_rk3_crank_nicolson(dt, tape); // the pressure is part of its state
+  } else {
     step_ssp_rk3(dt, tape);
-  {
-    // psi = w dt p for the last stage, w its weight.
+    // psi = b dt p for the last stage.
     auto scope = m_timers.scope("projection");
     const FieldView p = m_p.view(), psi = m_psi.view();
-    const double scale = 1.0 / (potential_weight() * dt);
+    const double scale = 1.0 / (kSspRk3[2].b * dt);
     for_each(
         "ns::pressure", m_p.owned(),
         KOKKOS_LAMBDA(long i, long j, long k) { p(i, j, k) = scale * psi(i, j, k); });

@@ -36,8 +36,7 @@ struct StepState {
   bool last = false;                   ///< the last step of the run
   const Velocity3* velocity = nullptr; ///< u_{n+1}, boundary values and ghosts up to date
   const std::vector<std::array<double, 3>>* forces = nullptr; ///< F_n (NavierStokes::forces)
-  const Field* psi = nullptr; ///< potential of step n's last projection (null in the reverse sweep)
-  double psi_weight = 2.0 / 3.0; ///< psi = psi_weight dt p (NavierStokes::potential_weight)
+  const Field* pressure = nullptr; ///< p_{n+1} (NavierStokes::pressure; null in the reverse sweep)
 
   /// The state a forward solver has just reached with step number `step` of size `dt`, its
   /// prepared velocity being `prepared`. Not collective.
@@ -50,8 +49,7 @@ struct StepState {
     s.last = last;
     s.velocity = &prepared;
     s.forces = &ns.forces();
-    s.psi = &ns.potential();
-    s.psi_weight = ns.potential_weight();
+    s.pressure = &ns.pressure();
     return s;
   }
 };
@@ -60,8 +58,8 @@ struct StepState {
 struct StepSeeds {
   Velocity3 velocity; ///< dJ/du_{n+1} (ghosts included; prepare_adjoint brings them home)
   ForceSeed force;    ///< dJ/dF_n
-  Field psi;          ///< dJ/dpsi_n on owned cells
-  bool has_velocity = false, has_force = false, has_psi = false;
+  Field pressure;     ///< dJ/dp_{n+1} on owned cells
+  bool has_velocity = false, has_force = false, has_pressure = false;
 };
 
 /// One term j of an objective, without its time weight.

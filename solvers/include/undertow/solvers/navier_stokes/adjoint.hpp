@@ -70,20 +70,25 @@ class NavierStokesAdjoint {
   /// Solves H^T mu = b on the free faces (substep k) from mu = 0; returns the iterations, throws
   /// CollectiveError if the solve fails. Collective.
   int viscous_solve_transpose(int k, double dt, const Velocity3& b, Velocity3& mu);
-  /// Transpose of RK3-CN's substep k up to its projection, (w_k, w_{k-1}) -> u*, linearised at
-  /// the prepared w_k and w_{k-1} (null for k = 0): with lambda_ustar, the adjoint of u* on the
-  /// free faces (the force term's seed is added to it here), adds the transposes to lambda_w
-  /// and lambda_w_previous (ghosts included, before prepare_adjoint). dJ/dnu, dJ/df, the
-  /// boundary velocities, dJ/dchi and dJ/dmask accumulate. Collective.
-  void imex_substep_adjoint(int k, const Velocity3& w, const Velocity3* w_previous, double dt,
-                            const ForceSeed& force_seed, Velocity3& lambda_ustar,
-                            Velocity3& lambda_w, Velocity3* lambda_w_previous);
+  /// Transpose of RK3-CN's substep k up to its projection, (w_k, w_{k-1}, p^(k)) -> u*,
+  /// linearised at the prepared w_k and w_{k-1} (null for k = 0) with the substep's pressure p:
+  /// with lambda_ustar, the adjoint of u* on the free faces (the force term's seed is added to
+  /// it here), adds the transposes to lambda_w and lambda_w_previous (ghosts included, before
+  /// prepare_adjoint) and to lambda_p (owned cells). dJ/dnu, dJ/df, the boundary velocities,
+  /// dJ/dchi and dJ/dmask accumulate. Collective.
+  void imex_substep_adjoint(int k, const Velocity3& w, const Velocity3* w_previous, Field& p,
+                            double dt, const ForceSeed& force_seed, Velocity3& lambda_ustar,
+                            Velocity3& lambda_w, Velocity3* lambda_w_previous, Field& lambda_p);
+  /// Transpose of NavierStokes::potential_ghosts: the outflow ghosts, then the halo
+  /// (scatter_add). Collective.
+  void potential_ghosts_transpose(Field& lambda);
 
   /// lambda_{n+1} -> lambda_n for the step the tape recorded, with the forward scheme; force_seed:
-  /// dJ/dF of that step's forces; psi_seed: dJ/dpsi of its last projection (p = psi / (w dt),
-  /// NavierStokes::potential_weight). Collective.
+  /// dJ/dF of that step's forces; pressure_seed: dJ/dp_{n+1} on owned cells (may be null). With
+  /// RK3-CN the pressure is part of the state: its adjoint is carried from step to step inside
+  /// (state_fields). Collective.
   void step_adjoint(const StepTape& tape, Velocity3& lambda, const ForceSeed& force_seed,
-                    const Field* psi_seed = nullptr);
+                    const Field* pressure_seed = nullptr);
 
   /// The parameter gradient accumulated so far, summed over ranks. Collective.
   FlowGradient gradient() const;
@@ -108,9 +113,9 @@ class NavierStokesAdjoint {
 
  private:
   void step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& lambda, const ForceSeed& force_seed,
-                            const Field* psi_seed);
+                            const Field* pressure_seed);
   void step_adjoint_rk3_crank_nicolson(const StepTape& tape, Velocity3& lambda,
-                                       const ForceSeed& force_seed, const Field* psi_seed);
+                                       const ForceSeed& force_seed, const Field* pressure_seed);
   /// prepare_adjoint with the boundary-velocity derivatives added to `into`.
   void transpose_boundary(Velocity3& lambda, FlowGradient& into);
   /// RK3-CN's scratch, allocated on first use.
@@ -135,6 +140,9 @@ class NavierStokesAdjoint {
   /// RK3-CN: the recomputed right-hand side and u* of a substep, the transposed solve's solution
   /// and right-hand side, and a masked copy and a scatter target for the transposed stencils.
   Velocity3 m_imex_rhs, m_ustar, m_viscous_mu, m_masked, m_scatter;
+  Field m_lambda_p;           ///< RK3-CN: the adjoint of the pressure, carried between steps
+  Field m_psi_seed;           ///< a projection's dJ/dpsi, made from a pressure seed
+  Field m_gradient_transpose; ///< scratch: G^T of a face field, ghosts included
   std::unique_ptr<linear::FieldBiCGStab> m_krylov;
   Timers m_timers;
 };

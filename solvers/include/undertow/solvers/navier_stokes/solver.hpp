@@ -51,6 +51,8 @@ namespace navier_stokes {
 /// (as the momentum kernel read them), and the forces of the step. Filled by step() on request.
 struct StepTape {
   std::array<Field, 3> u0, stage1, stage2;
+  /// RK3-CN: the pressure at the start of each substep, p^(0) = p_n, p^(1), p^(2).
+  std::array<Field, 3> pressure;
   double time = 0; ///< t at the start of the step [s]
   double dt = 0;   ///< [s]
   std::vector<std::array<double, 3>> forces;
@@ -100,7 +102,7 @@ struct NavierStokesParams {
   ObstacleSet obstacles;        ///< Brinkman-penalised bodies (may be empty)
   linear::PoissonSpec pressure; ///< faces are set from `boundaries`
   TimeScheme scheme = TimeScheme::SspRk3;
-  double viscous_rtol = 1e-12;      ///< relative residual of the implicit viscous solves
+  double viscous_rtol = 1e-10;      ///< relative residual of the implicit viscous solves
   int viscous_max_iterations = 200; ///< their iteration limit
 };
 
@@ -139,10 +141,12 @@ class NavierStokes {
   void project(std::array<Field, 3>& u, double scale);
 
   /// RK3-CN, substep k: rhs := w + dt [gamma N(w) + zeta N(w_previous) + alpha nu L w + 2 alpha
-  /// f] on the free faces (on convective outflow faces the explicit outflow rule instead). `w`
-  /// and `w_previous` must be prepared; w_previous may be null where zeta = 0. Not collective.
+  /// f] - 2 alpha dt G p on the free faces (on convective outflow faces the explicit outflow
+  /// rule instead of the bracket). `w` and `w_previous` must be prepared; w_previous may be null
+  /// where zeta = 0; p is the pressure at the substep's start (its ghosts are filled here).
+  /// Collective.
   void imex_right_hand_side(int k, const std::array<Field, 3>& w,
-                            const std::array<Field, 3>* w_previous, double dt,
+                            const std::array<Field, 3>* w_previous, Field& p, double dt,
                             std::array<Field, 3>& rhs);
   /// RK3-CN, substep k: solves H u* = rhs on the free faces, H = (1 + 2 alpha dt chi / eta) -
   /// alpha dt nu L with the boundary values of prepare(); `out` gets u* (its ghosts are not
@@ -202,11 +206,9 @@ class NavierStokes {
   bool penalised() const { return m_penalised_flow; }
   /// The potential psi of the last projection (owned cells and ghosts).
   const Field& potential() const { return m_psi; }
-  /// w of the last projection of a step, psi = w dt p: 2/3 (SSP-RK3) or 1/3 (RK3-CN).
-  double potential_weight() const {
-    return m_params.scheme == TimeScheme::Rk3CrankNicolson ? 2.0 * kRk3CrankNicolson[2].alpha
-                                                           : kSspRk3[2].b;
-  }
+  /// Fills the ghosts of a cell potential or pressure as the projection's gradient reads them:
+  /// the halo, and at outflow faces p = 0 on the face (ghost = -inner). Collective.
+  void potential_ghosts(Field& psi);
   /// A new zeroed velocity-shaped triple (component c on faces normal to c, ghost width 1).
   /// Not collective.
   std::array<Field, 3> make_velocity(const std::string& name) const;
@@ -261,6 +263,8 @@ class NavierStokes {
 /// dst := src (ghosts included), allocating dst like src where it has no storage (a tape's
 /// fields on first use). Not collective.
 void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array<Field, 3>& dst);
+/// The same for one field. Not collective.
+void keep_copy(const Field& src, Field& dst);
 
 /// A velocity field given as a function: component c at (x, y, z) and time t [m/s].
 using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;
