@@ -5,9 +5,14 @@
 #     otherwise; C's diagnostics.csv must be A's (B's rows to step K, then C's).
 #   MODE=kill: a run writing a restart file every step is killed (SIGKILL) while it runs; every
 #     restart file left behind must load.
-# cmake -DMODE=... -DMPI=<mpiexec|-n|...> -DUNDERTOW=... -DCASE=... -DWORK=... -DRANKS_A=.. -DRANKS_C=.. -P restart.cmake
+# cmake -DMODE=... -DMPI=<mpiexec|-n|...> -DUNDERTOW=... -DCASE=... -DWORK=... -DRANKS_A=.. -DRANKS_C=..
+#       [-DEXTRA=--set|key=value|...] -P restart.cmake
 string(REPLACE "|" ";" mpi "${MPI}")
 set(common --set "domain.cells=110 21" --set time.dt=0.004)
+if(EXTRA) # more options for every run, '|'-separated
+  string(REPLACE "|" ";" extra "${EXTRA}")
+  list(APPEND common ${extra})
+endif()
 
 function(run ranks)
   execute_process(COMMAND ${mpi} ${ranks} ${UNDERTOW} run ${CASE} ${common} ${ARGN}

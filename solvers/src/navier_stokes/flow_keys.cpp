@@ -27,9 +27,7 @@ void declare_flow_keys(ConfigSchema& s) {
         "time integration of the flow: explicit (SSP-RK3, every term explicit: dt is limited by "
         "diffusion, 2.5 h^2 / (16/3 nu dim), as well as by advection) or imex (RK3 for "
         "advection, Crank-Nicolson for the viscous terms, solved by BiCGStab: dt is limited by "
-        "advection only; second order in time away from walls, but an O(nu dt) splitting error "
-        "of its non-incremental projection at no-slip and inflow boundaries, which also shifts "
-        "steady states: see docs/adjoint.md)")
+        "advection only; second order in time; the pressure is carried from step to step)")
       .one_of({"explicit", "imex"});
   s.add("viscous.rtol", ValueType::Real, "1e-10",
         "time.scheme = imex: relative residual of the implicit viscous solves")

@@ -7,23 +7,26 @@
 /// Time integration, two schemes (NavierStokesParams::scheme):
 ///
 /// - SSP-RK3 (the default; every term explicit): three-stage SSP Runge-Kutta (Shu-Osher form).
-///   Every stage is a convex
-/// combination of the previous stage and an explicit Euler step, and is projected onto
-/// divergence-free fields: solve L psi = D w with the PETSc pressure Poisson solver, then
-/// w -= G psi. Because projection is linear and fixes divergence-free fields with the same boundary
-/// values, projecting each combination equals combining projected Euler steps. The pressure is
-/// psi / (2/3 dt) from the last stage. With L = D G exactly, div u is zero to the solver tolerance.
-///   Its time step is limited by diffusion too: dt <= 2.5 h^2 / (16/3 nu dim).
+///   Every stage is a convex combination of the previous stage and an explicit Euler step, and
+///   is projected onto divergence-free fields: solve L psi = D w with the PETSc pressure Poisson
+///   solver, then w -= G psi. Because projection is linear and fixes divergence-free fields with
+///   the same boundary values, projecting each combination equals combining projected Euler
+///   steps. The pressure is psi / (2/3 dt) from the last stage. With L = D G exactly, div u is
+///   zero to the solver tolerance. Its time step is limited by diffusion too: dt <= 2.5 h^2 /
+///   (16/3 nu dim).
 /// - RK3-CN (IMEX; Spalart, Moser & Rogers 1991): advection and the body force explicit in a
 ///   three-substep low-storage Runge-Kutta, the viscous terms by Crank-Nicolson in each substep,
-///   the penalty implicit. Substep k (alpha_k = beta_k, gamma_k, zeta_k of kRk3CrankNicolson):
+///   the penalty implicit, the pressure incremental. Substep k (alpha_k = beta_k, gamma_k,
+///   zeta_k of kRk3CrankNicolson), from w_0 = u_n and p^(0) = p_n:
 ///
 ///     [(1 + 2 alpha_k dt chi / eta) - alpha_k dt nu L] u* = w_k + dt [gamma_k N(w_k)
-///         + zeta_k N(w_{k-1}) + alpha_k nu L w_k + 2 alpha_k f],   w_{k+1} = P u*,
+///         + zeta_k N(w_{k-1}) + alpha_k nu L w_k + 2 alpha_k f] - 2 alpha_k dt G p^(k),
+///     w_{k+1} = u* - G psi_k (the projection),  p^(k+1) = p^(k) + psi_k / (2 alpha_k dt),
 ///
-///   N = -div(u u), solved per step by BiCGStab with a Jacobi preconditioner on the free faces
-///   (field_bicgstab.hpp). Second order in time (third for advection); the time step is limited
-///   by advection only. The pressure is psi / (2 alpha_3 dt).
+///   N = -div(u u); H solved by BiCGStab with a Jacobi preconditioner on the free faces
+///   (field_bicgstab.hpp). The pressure is part of the state; the projection adds an increment
+///   of order dt^2, so the viscous terms and the projection do not split at walls. Second order
+///   in time (third for advection); the time step is limited by advection only.
 ///
 /// NavierStokes holds the state and takes steps; what is measured of a flow (divergence,
 /// energies, Courant number, cell fields for output) is in diagnostics.hpp.
