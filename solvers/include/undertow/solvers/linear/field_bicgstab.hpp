@@ -52,12 +52,6 @@ class FieldBiCGStab {
   double dot(const FieldTriple& a, const FieldTriple& b) const;
 
  private:
-  /// out := a x + b y on the spaces.
-  void combine(double a, const FieldTriple& x, double b, const FieldTriple& y,
-               FieldTriple& out) const;
-  /// out := d * x on the spaces.
-  void scale(const FieldTriple& d, const FieldTriple& x, FieldTriple& out) const;
-
   const Communicator& m_comm;
   std::array<IndexSpace, 3> m_spaces;
   int m_count = 0; ///< components with storage

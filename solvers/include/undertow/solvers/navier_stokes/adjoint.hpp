@@ -79,6 +79,8 @@ class NavierStokesAdjoint {
   void imex_substep_adjoint(int k, const Velocity3& w, const Velocity3* w_previous, Field& p,
                             double dt, const ForceSeed& force_seed, Velocity3& lambda_ustar,
                             Velocity3& lambda_w, Velocity3* lambda_w_previous, Field& lambda_p);
+  /// prepare_adjoint with the boundary-velocity derivatives added to `into`.
+  void transpose_boundary(Velocity3& lambda, FlowGradient& into);
   /// Transpose of NavierStokes::potential_ghosts: the outflow ghosts, then the halo
   /// (scatter_add). Collective.
   void potential_ghosts_transpose(Field& lambda);
@@ -116,8 +118,6 @@ class NavierStokesAdjoint {
                             const Field* pressure_seed);
   void step_adjoint_rk3_crank_nicolson(const StepTape& tape, Velocity3& lambda,
                                        const ForceSeed& force_seed, const Field* pressure_seed);
-  /// prepare_adjoint with the boundary-velocity derivatives added to `into`.
-  void transpose_boundary(Velocity3& lambda, FlowGradient& into);
   /// RK3-CN's scratch, allocated on first use.
   void allocate_imex();
 

@@ -164,6 +164,10 @@ class NavierStokes {
   /// prepare() with every boundary value zero: the homogeneous (linear) part of the boundary
   /// conditions and the halo exchange. Collective.
   void prepare_homogeneous(std::array<Field, 3>& u);
+  /// Sets the boundary values of `u` by `face_rules`, fills the halo, then the ghosts by
+  /// `ghost_rules` (prepare and prepare_homogeneous).
+  void apply_boundary_rules(std::array<Field, 3>& u, const std::vector<BoundaryRule>& face_rules,
+                            const std::vector<BoundaryRule>& ghost_rules);
   /// The convective outflow faces of component c on this rank.
   std::vector<ConvectiveFace> convective_faces(int c) const;
 
@@ -226,10 +230,6 @@ class NavierStokes {
   linear::PressurePoisson& poisson() { return m_poisson; }
   void step_ssp_rk3(double dt, StepTape* tape);
   void step_rk3_crank_nicolson(double dt, StepTape* tape);
-  /// Sets the boundary values of `u` by `face_rules`, fills the halo, then the ghosts by
-  /// `ghost_rules` (prepare and prepare_homogeneous).
-  void apply_boundary_rules(std::array<Field, 3>& u, const std::vector<BoundaryRule>& face_rules,
-                            const std::vector<BoundaryRule>& ghost_rules);
   /// The linear part of the Krylov solves, created on first use.
   linear::FieldBiCGStab& krylov();
 
