@@ -27,14 +27,13 @@ std::unique_ptr<NavierStokes> GradientDriver::start(const Control& m) {
   return ns;
 }
 
-std::vector<double> GradientDriver::choose_steps(const Control& m, double t_end, double dt,
-                                                 double cfl) {
-  std::vector<double> dts;
+StepSizes GradientDriver::choose_steps(const Control& m, double t_end, double dt, double cfl) {
+  StepSizes dts;
   if (dt > 0) {
     // A fixed dt needs no run: the same clock arithmetic as NavierStokes::step.
     for (double t = 0; t < t_end * (1 - 1e-12);) {
       const double h = t + dt > t_end ? t_end - t : dt;
-      dts.push_back(h);
+      dts.append(1, h);
       t += h;
     }
     return dts;
@@ -50,13 +49,13 @@ std::vector<double> GradientDriver::choose_steps(const Control& m, double t_end,
       throw CollectiveError(format("the forward run diverged at t = %.6e (dt = %.3e); reduce "
                                    "time.cfl or time.dt",
                                    ns->time(), s.dt()));
-    dts.push_back(s.dt());
+    dts.append(1, s.dt());
   });
   sim.run();
   return dts;
 }
 
-double GradientDriver::objective(const Control& m, const std::vector<double>& dts,
+double GradientDriver::objective(const Control& m, const StepSizes& dts,
                                  std::vector<double>* terms) {
   auto ns = start(m);
   ObjectiveSum J = m_objective(*ns);
@@ -67,7 +66,7 @@ double GradientDriver::objective(const Control& m, const std::vector<double>& dt
   if (!dts.empty()) {
     SteppedModel<NavierStokes> stepper(*ns);
     Clock clock;
-    clock.steps = dts;
+    clock.steps = dts.to_vector();
     Simulation sim(m_domain.comm(), stepper, clock);
     sim.add_callback("objective", Cadence::steps(1), [&](Simulation& s) {
       prepared_state(*ns, state);

@@ -184,7 +184,7 @@ class NavierStokesModel : public AdjointModel {
 
 } // namespace
 
-Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& dts,
+Gradient GradientDriver::gradient(const Control& m, const StepSizes& dts,
                                   const std::vector<double>* weights) {
   auto ns = start(m);
   ObjectiveSum J = m_objective(*ns);
@@ -199,7 +199,7 @@ Gradient GradientDriver::gradient(const Control& m, const std::vector<double>& d
   std::unique_ptr<Simulation> outputs;
   if (m_outputs && !dts.empty()) {
     Clock clock;
-    clock.steps = dts;
+    clock.steps = dts.to_vector(); // a Simulation steps through a list
     outputs = std::make_unique<Simulation>(m_domain.comm(), stepper, clock);
     m_outputs(*outputs, *ns);
     model.set_outputs(outputs.get());

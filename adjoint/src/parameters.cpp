@@ -189,7 +189,7 @@ Direction random_direction(const Control& m, const std::vector<ScalarParameter>&
   return h;
 }
 
-TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::vector<double>& dts,
+TaylorResult taylor_test(GradientDriver& driver, const Control& m, const StepSizes& dts,
                          const Gradient& g, const Direction& h, double eps0, int halvings,
                          const std::vector<ScalarParameter>& list) {
   const Domain& d = driver.domain();
@@ -198,9 +198,8 @@ TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::ve
       directional_derivative(g, h, d, list), eps0, halvings);
 }
 
-FiniteDifference finite_difference(GradientDriver& driver, const Control& m,
-                                   const std::vector<double>& dts, const ScalarParameter& p,
-                                   double step) {
+FiniteDifference finite_difference(GradientDriver& driver, const Control& m, const StepSizes& dts,
+                                   const ScalarParameter& p, double step) {
   const int dim = driver.domain().dim();
   Direction h;
   h.scalars[p.name] = 1.0;

@@ -68,11 +68,10 @@ struct Replay {
 /// One run of reverse_sweep.
 class Sweep {
  public:
-  Sweep(AdjointModel& model, const Checkpointing& c, const std::vector<double>& dts, const Log& log,
+  Sweep(AdjointModel& model, const Checkpointing& c, const StepSizes& dts, const Log& log,
         long every)
       : m_model(model), m_c(c), m_dts(dts), m_steps(static_cast<long>(dts.size())),
-        m_schedule(make_schedule(c, m_steps)), m_start_times(start_times(dts)),
-        m_t_end(m_start_times.back()), m_forward(log, m_t_end, every),
+        m_schedule(make_schedule(c, m_steps)), m_t_end(dts.total()), m_forward(log, m_t_end, every),
         m_reverse(log, m_t_end, every), m_log(log) {
     const int slots = m_schedule->slots();
     std::vector<bool> in_memory(static_cast<std::size_t>(slots), true);
@@ -111,14 +110,6 @@ class Sweep {
   }
 
  private:
-  /// t_k = dt_0 + ... + dt_{k-1} for k = 0 to the number of steps.
-  static std::vector<double> start_times(const std::vector<double>& dts) {
-    std::vector<double> t(1, 0.0);
-    for (double h : dts)
-      t.push_back(t.back() + h);
-    return t;
-  }
-
   /// One forward step from the current state, taped or not; the objective term the first time
   /// the step is taken.
   void take_step(Snapshot* tape) {
@@ -187,8 +178,13 @@ class Sweep {
     if (m_spare.fields.empty())
       m_spare = std::move(tape);
     m_g.reverse_seconds += seconds_since(start);
-    const double t = m_start_times[static_cast<std::size_t>(k)]; // the time of x_k
-    m_reverse.update(m_steps - k, m_t_end - t, dt,
+    // t_end - t_k, the span reversed so far: kept as the steps go back one by one (computed
+    // afresh after a resume), not stored per step.
+    m_reversed_span = k + 1 == m_next_reversed
+                          ? m_reversed_span + dt
+                          : m_t_end - m_dts.start_time(static_cast<std::size_t>(k));
+    m_next_reversed = k;
+    m_reverse.update(m_steps - k, m_reversed_span, dt,
                      format("reverse, step %.0f of the forward run", double(k + 1)), k == 0);
   }
 
@@ -439,15 +435,16 @@ class Sweep {
 
   AdjointModel& m_model;
   const Checkpointing& m_c;
-  const std::vector<double>& m_dts;
+  const StepSizes& m_dts;
   long m_steps;
   std::unique_ptr<Schedule> m_schedule;
   MemoryCheckpointStore m_memory, m_tapes;
   std::unique_ptr<Hdf5CheckpointStore> m_disk;
   std::unique_ptr<MultistageCheckpointStore> m_checkpoints;
-  Snapshot m_spare;                  ///< a reversed tape, whose fields the next Record reuses
-  std::vector<double> m_start_times; ///< the time of x_k [s], k = 0 to the number of steps
-  double m_t_end;                    ///< the run's end time [s]
+  Snapshot m_spare;           ///< a reversed tape, whose fields the next Record reuses
+  double m_reversed_span = 0; ///< t_end - t_k after reversing step k [s]
+  long m_next_reversed = -1;  ///< k of the last step reversed
+  double m_t_end;             ///< the run's end time [s]
   Progress m_forward, m_reverse;
   const Log& m_log;
   SweepStats m_g;
@@ -492,7 +489,7 @@ void Checkpointing::validate() const {
 }
 
 SweepStats reverse_sweep(AdjointModel& model, const Checkpointing& checkpointing,
-                         const std::vector<double>& dts, const Log& log, long progress_every) {
+                         const StepSizes& dts, const Log& log, long progress_every) {
   checkpointing.validate();
   Sweep sweep(model, checkpointing, dts, log, progress_every);
   return sweep.run();

@@ -167,7 +167,7 @@ struct GradientRun {
   const Communicator& comm;
   GradientDriver& driver;
   const Control& m;
-  const std::vector<double>& dts;
+  const adjoint::StepSizes& dts;
   const Gradient& g;
   const std::vector<adjoint::ScalarParameter>& list;
   io::Json& report;
@@ -332,7 +332,7 @@ std::string continue_gradient(const GradientOptions& o, const Config& cfg,
 
 /// The gradient; on SIGTERM, Stopped with the command that continues it. Collective.
 Gradient gradient_or_stop(AdjointJob& job, const GradientOptions& o,
-                          const adjoint::Checkpointing& c, const std::vector<double>& dts) {
+                          const adjoint::Checkpointing& c, const adjoint::StepSizes& dts) {
   try {
     return job.driver.gradient(job.m, dts);
   } catch (const Stopped& e) {
@@ -358,7 +358,7 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
   Direction given; // checked before the long runs
   if (!opt.direction.empty())
     given = parse_direction(opt.direction, job.m, list);
-  const std::vector<double> dts = job.driver.choose_steps(
+  const adjoint::StepSizes dts = job.driver.choose_steps(
       job.m, cfg.get_real("time.t_end"), cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
   job.log.info(
       format("time steps: %.0f (frozen for every run of this gradient)", double(dts.size())));
@@ -381,7 +381,7 @@ int command_gradient(const Communicator& comm, const std::vector<std::string>& a
                       insitu_metadata(cfg, opt.case_file, "gradient"), job.log);
   if (insitu.active()) {
     job.forward_insitu = &insitu;
-    const double t_total = std::accumulate(dts.begin(), dts.end(), 0.0);
+    const double t_total = dts.total();
     job.driver.set_reverse_outputs(
         [&insitu, steps, t_total](long k, double t, const adjoint::ReverseState& r) {
           if (k != 0 && !insitu.due(k))

@@ -303,7 +303,7 @@ class OptimisationRecord {
  public:
   OptimisationRecord(AdjointJob& job, const optimisation::ReducedObjective& J,
                      const optimisation::ShapeDesign& design,
-                     const optimisation::OptimiserSettings& settings, std::vector<double> dts)
+                     const optimisation::OptimiserSettings& settings, adjoint::StepSizes dts)
       : m_job(job), m_J(J), m_design(design), m_dts(std::move(dts)), m_dir(job.loaded.output_dir),
         m_history(job.domain.comm(), m_dir + "/history.csv", columns(design, settings)),
         m_flow(job.domain, m_dir + "/flow", job.config.hash()),
@@ -373,7 +373,7 @@ class OptimisationRecord {
     auto ns = m_job.driver.start(m_J.parameters(x));
     SteppedModel<navier_stokes::NavierStokes> stepper(*ns);
     Clock clock;
-    clock.steps = m_dts;
+    clock.steps = m_dts.to_vector();
     Simulation sim(m_job.domain.comm(), stepper, clock);
     sim.add_finish("flow of the design", [&](Simulation&) {
       if (fields)
@@ -412,7 +412,7 @@ class OptimisationRecord {
   AdjointJob& m_job;
   const optimisation::ReducedObjective& m_J;
   const optimisation::ShapeDesign& m_design;
-  std::vector<double> m_dts;
+  adjoint::StepSizes m_dts;
   std::string m_dir;
   io::CsvSeries m_history;
   FieldOutput m_flow;
@@ -587,7 +587,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   job.log.info(describe(cfg, *design, settings));
   // The time steps of the initial design, frozen for every design: J(x) must be smooth, and a
   // CFL-chosen dt would jump with the shape.
-  const std::vector<double> dts = job.driver.choose_steps(
+  const adjoint::StepSizes dts = job.driver.choose_steps(
       job.m, cfg.get_real("time.t_end"), cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
   job.log.info(format("time steps: %.0f (frozen for every design)", double(dts.size())));
   {

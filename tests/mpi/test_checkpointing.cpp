@@ -72,9 +72,10 @@ bool exists(const std::string& path) {
 }
 
 /// Every derivative, the initial-field and the mask sensitivities bitwise equal.
-void expect_bitwise(const Gradient& g, const Gradient& ref, const std::string& what) {
+void expect_bitwise(const Gradient& g, const Gradient& ref, const std::string& what,
+                    const Control& m) {
   EXPECT_EQ(g.objective, ref.objective) << what;
-  for (const auto& p : scalar_parameters(the_case().m, 2))
+  for (const auto& p : scalar_parameters(m, 2))
     EXPECT_EQ(derivative_of(g, p), derivative_of(ref, p)) << p.name << ", " << what;
   double differ = 0;
   const auto compare = [&](const Field& a, const Field& b) {
@@ -116,7 +117,7 @@ TEST_F(CheckpointedGradient, EveryScheduleAndStoreGivesTheStoreAllGradientBitwis
   for (const Variant& v : variants) {
     the_case().driver.set_checkpointing(v.c);
     const Gradient g = the_case().driver.gradient(the_case().m, the_case().dts);
-    expect_bitwise(g, all, v.name);
+    expect_bitwise(g, all, v.name, the_case().m);
     const long optimum = RevolveSchedule::minimum_advances(kSteps, v.c.slots());
     if (v.c.schedule == Kind::Online) {
       // Every step is taken once for the first time; the rest are recomputations: the
@@ -154,7 +155,7 @@ TEST(CheckpointedGradientImex, RevolveAndMultistageGiveTheStoreAllGradientBitwis
        {plan(Kind::Revolve, 3, 0), plan(Kind::Multistage, 2, 2, file_name("imex"))}) {
     driver.set_checkpointing(c);
     const Gradient g = driver.gradient(m, dts);
-    expect_bitwise(g, all, c.disk_slots > 0 ? "imex multistage 2 + 2" : "imex revolve 3");
+    expect_bitwise(g, all, c.disk_slots > 0 ? "imex multistage 2 + 2" : "imex revolve 3", m);
     EXPECT_EQ(g.recomputed_steps, RevolveSchedule::minimum_advances(steps, c.slots()));
   }
 }
@@ -181,14 +182,16 @@ TEST_F(CheckpointedGradient, StoppedRunsResumeToTheSameGradientBitwise) {
   // reverse sweep (400) and late (900).
   for (long at : {30L, 400L, 900L}) {
     const Gradient g = stop_and_resume(plan(Kind::Multistage, 2, 3, file_name("resume")), at);
-    expect_bitwise(g, all, "multistage, stopped after " + std::to_string(at) + " actions");
+    expect_bitwise(g, all, "multistage, stopped after " + std::to_string(at) + " actions",
+                   the_case().m);
     EXPECT_GE(g.resumed_at, 1) << at;
     EXPECT_LE(g.resumed_at, at) << at;
   }
   // Online, all on disk: its forward sweep overwrites thinned slots.
   for (long at : {150L, 500L}) {
     const Gradient g = stop_and_resume(plan(Kind::Online, 0, 6, file_name("resume")), at);
-    expect_bitwise(g, all, "online, stopped after " + std::to_string(at) + " actions");
+    expect_bitwise(g, all, "online, stopped after " + std::to_string(at) + " actions",
+                   the_case().m);
   }
 }
 
@@ -240,7 +243,7 @@ TEST_F(CheckpointedGradient, ARunStoppedAndResumedAgainAndAgainGivesTheSameGradi
         what += " " + std::to_string(p);
       int stops = 0;
       const Gradient g = terminate_and_resume(v.c, polls, stops);
-      expect_bitwise(g, all, what + ", resumed each time");
+      expect_bitwise(g, all, what + ", resumed each time", the_case().m);
       EXPECT_EQ(stops, static_cast<int>(polls.size())) << what;
     }
 }

@@ -68,7 +68,7 @@ class LiftToDragObjective : public ReducedObjective {
 class DragAtLiftObjective : public ReducedObjective {
  public:
   DragAtLiftObjective(GradientDriver& driver, const ShapeDesign& design, const Control& m0,
-                      std::vector<double> dts, const std::string& target)
+                      adjoint::StepSizes dts, const std::string& target)
       : ReducedObjective(driver, design, m0, std::move(dts)) {
     if (target == "initial") {
       m_target = lift_and_drag(m0, false)[0];
@@ -116,7 +116,7 @@ class DragAtLiftObjective : public ReducedObjective {
 std::unique_ptr<ReducedObjective>
 make_reduced_objective(const std::string& goal, const std::string& lift_target,
                        GradientDriver& driver, const ShapeDesign& design, const Control& m0,
-                       const std::vector<double>& dts) {
+                       const adjoint::StepSizes& dts) {
   if (goal == "weighted")
     return std::make_unique<WeightedObjective>(driver, design, m0, dts);
   if (goal == "lift_to_drag")

@@ -45,7 +45,7 @@ class Problem {
   const adjoint::Control& case_control() const { return m_m0; }
   /// A deep copy of case_control(), to change (its fields are its own). Not collective.
   adjoint::Control copy_of_case_control() const;
-  const std::vector<double>& steps() const { return m_steps; }
+  const adjoint::StepSizes& steps() const { return m_steps; }
   /// 1 (J) or the number of sensors.
   std::size_t output_count() const { return m_sensors.empty() ? 1 : m_sensors.size(); }
   bool has_sensors() const { return !m_sensors.empty(); }
@@ -69,7 +69,7 @@ class Problem {
   std::unique_ptr<adjoint::GradientDriver> m_driver;
   adjoint::Control m_m0;
   std::vector<adjoint::ScalarParameter> m_parameters;
-  std::vector<double> m_steps;
+  adjoint::StepSizes m_steps;
   std::string m_description;
 };
 

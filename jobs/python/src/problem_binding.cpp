@@ -262,7 +262,8 @@ void bind_problem(py::module_& m) {
       .def("values", &P::values,
            "The case's value of every parameter (fields laid out as `fields` says).")
       .def_property_readonly(
-          "steps", [](P& p) { return p.problem().steps(); }, "the frozen time steps [s]")
+          "steps", [](P& p) { return p.problem().steps().to_vector(); },
+          "the frozen time steps [s]")
       .def_property_readonly(
           "n_outputs", [](P& p) { return p.problem().output_count(); },
           "1 (J) or the number of sensors")

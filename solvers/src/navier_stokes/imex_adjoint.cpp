@@ -26,6 +26,14 @@ void mask_to(const Field& x, const IndexSpace& space, Field& masked) {
       KOKKOS_LAMBDA(long i, long j, long k) { mv(i, j, k) = xv(i, j, k); });
 }
 
+/// masked := x on the rows of the viscous terms of component c (the free faces that are not
+/// convective outflow faces), 0 elsewhere.
+void viscous_rows(const NavierStokes& ns, int c, const Field& x, Field& masked) {
+  mask_to(x, ns.free_faces(c), masked);
+  for (const ConvectiveFace& f : ns.convective_faces(c))
+    fill_value(masked, f.layer, 0.0);
+}
+
 /// out := scale L^T m at every local point (the Laplacian's symmetric stencil, 0 beyond the
 /// array), m being zero off the rows of L.
 void laplacian_transpose(const Field& m, double scale, const double ih[3], int dim, Field& out) {
@@ -144,9 +152,7 @@ void NavierStokesAdjoint::apply_helmholtz_transpose(int k, double dt, const Velo
   // H = D - a L P0: H^T = D - a P0^T L^T, the rows of L being the free faces that are not
   // convective outflow faces.
   for (int c = 0; c < dim; ++c) {
-    mask_to(x[c], m_ns.free_faces(c), m_masked[c]);
-    for (const ConvectiveFace& f : m_ns.convective_faces(c))
-      fill_value(m_masked[c], f.layer, 0.0);
+    viscous_rows(m_ns, c, x[c], m_masked[c]);
     laplacian_transpose(m_masked[c], -s.alpha * dt * params.nu, ih, dim, m_scatter[c]);
   }
   FlowGradient discarded;
@@ -225,9 +231,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
     if (m_ns.penalised())
       chi_term(free, penalty, mu, m_ustar[c].view(), m_chi_gradient[c].view());
     // mu on the rows of the viscous terms (the convective faces have none).
-    mask_to(m_viscous_mu[c], free, m_masked[c]);
-    for (const ConvectiveFace& f : m_ns.convective_faces(c))
-      fill_value(m_masked[c], f.layer, 0.0);
+    viscous_rows(m_ns, c, m_viscous_mu[c], m_masked[c]);
     // nu enters through alpha dt nu (L w + L u*), the body force through 2 alpha dt f.
     const auto sums = viscous_sums(free, velocity_views(w), velocity_views(m_ustar),
                                    m_masked[c].view(), c, dim, ih);

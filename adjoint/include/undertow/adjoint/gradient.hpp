@@ -66,15 +66,14 @@ class GradientDriver {
   /// The time steps of a forward run from t = 0 to t_end at fixed `dt` (> 0; the last one
   /// shortened to land on t_end), or at CFL number `cfl`, chosen by a forward run of m and then
   /// frozen. Collective.
-  std::vector<double> choose_steps(const Control& m, double t_end, double dt, double cfl);
+  StepSizes choose_steps(const Control& m, double t_end, double dt, double cfl);
   /// J(m) over the given steps (forward run only). With `terms`, also each term's own value
   /// (without its weight; the lift and the drag of a ratio), from the same run. Collective.
-  double objective(const Control& m, const std::vector<double>& dts,
-                   std::vector<double>* terms = nullptr);
+  double objective(const Control& m, const StepSizes& dts, std::vector<double>* terms = nullptr);
   /// J(m) and dJ/dm (forward run with tapes, then the reverse sweep). With `weights`, the
   /// objective's terms are summed with these weights instead of the case's (a ratio's
   /// linearisation, or one term alone). Collective.
-  Gradient gradient(const Control& m, const std::vector<double>& dts,
+  Gradient gradient(const Control& m, const StepSizes& dts,
                     const std::vector<double>* weights = nullptr);
   const Domain& domain() const { return m_domain; }
   /// How gradient() keeps the forward states; store-all by default. Throws ConfigError for an

@@ -65,15 +65,14 @@ Direction random_direction(const Control& m, const std::vector<ScalarParameter>&
 /// The Taylor test (verification.hpp) of the flow's J along h:
 /// |J(m + eps h) - J(m) - eps <dJ/dm, h>| for eps = eps0, eps0/2, ... (`halvings` + 1 values),
 /// and the observed rates log2(r_i / r_{i+1}), expected 2. Collective.
-TaylorResult taylor_test(GradientDriver& driver, const Control& m, const std::vector<double>& dts,
+TaylorResult taylor_test(GradientDriver& driver, const Control& m, const StepSizes& dts,
                          const Gradient& g, const Direction& h, double eps0, int halvings,
                          const std::vector<ScalarParameter>& list);
 
 /// dJ/dp of one scalar parameter by the extrapolated central difference of verification.hpp.
 /// Collective.
-FiniteDifference finite_difference(GradientDriver& driver, const Control& m,
-                                   const std::vector<double>& dts, const ScalarParameter& p,
-                                   double step);
+FiniteDifference finite_difference(GradientDriver& driver, const Control& m, const StepSizes& dts,
+                                   const ScalarParameter& p, double step);
 
 } // namespace adjoint
 } // namespace undertow

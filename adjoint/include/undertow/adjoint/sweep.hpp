@@ -11,6 +11,7 @@
 
 #include "undertow/adjoint/checkpoint_store.hpp"
 #include "undertow/adjoint/schedules.hpp"
+#include "undertow/adjoint/step_sizes.hpp"
 #include "undertow/core/log.hpp"
 
 #include <cstdint>
@@ -135,7 +136,7 @@ class AdjointModel {
 /// CollectiveError if the objective is not finite or a checkpoint file cannot be used, Stopped
 /// on SIGTERM (Checkpointing::watch_signals), Error at an injected stop. Collective.
 SweepStats reverse_sweep(AdjointModel& model, const Checkpointing& checkpointing,
-                         const std::vector<double>& dts, const Log& log, long progress_every);
+                         const StepSizes& dts, const Log& log, long progress_every);
 
 } // namespace adjoint
 } // namespace undertow

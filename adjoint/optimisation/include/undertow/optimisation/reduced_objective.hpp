@@ -28,7 +28,7 @@ class ReducedObjective {
   /// Evaluates designs of `design` applied to `m0`, over the frozen steps `dts`, with `driver`
   /// (all must outlive this). Not collective.
   ReducedObjective(GradientDriver& driver, const ShapeDesign& design, const Control& m0,
-                   std::vector<double> dts)
+                   adjoint::StepSizes dts)
       : m_driver(driver), m_design(design), m_m0(m0), m_dts(std::move(dts)) {}
   virtual ~ReducedObjective() = default;
 
@@ -57,7 +57,7 @@ class ReducedObjective {
   GradientDriver& m_driver;
   const ShapeDesign& m_design;
   const Control& m_m0;
-  std::vector<double> m_dts;
+  adjoint::StepSizes m_dts;
 };
 
 /// The objective of optimize.objective (weighted, lift_to_drag, drag_at_lift; the lift target
@@ -67,7 +67,7 @@ class ReducedObjective {
 std::unique_ptr<ReducedObjective>
 make_reduced_objective(const std::string& goal, const std::string& lift_target,
                        GradientDriver& driver, const ShapeDesign& design, const Control& m0,
-                       const std::vector<double>& dts);
+                       const adjoint::StepSizes& dts);
 
 /// The lift coefficient a drag_at_lift objective holds; throws Error for another objective.
 double lift_target_of(const ReducedObjective& J);
