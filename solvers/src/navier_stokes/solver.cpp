@@ -174,6 +174,14 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
         free.end[c] -= 1;
     }
     m_free[c] = free;
+    for (int side = 0; side < 2 && !domain.periodic(c); ++side) {
+      const FaceBoundary& f = params.boundaries.face[2 * c + side];
+      if (f.kind != BoundaryKind::Convective || !domain.touches_boundary(c, side))
+        continue;
+      const long at_face = side == 0 ? free.begin[c] : free.end[c] - 1;
+      m_convective[c].push_back(
+          {layer(free, c, at_face), side == 0 ? 1L : -1L, std::abs(f.velocity[c])});
+    }
   }
   // Obstacle masks are analytic, so they are evaluated on every local face, ghosts included.
   double h_min = domain.spacing(0);
@@ -318,7 +326,7 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
                      nu,
                      m_params.body_force[c],
                      {ih[0], ih[1], ih[2]}};
-    const std::vector<ConvectiveFace> convective = convective_faces(c);
+    const std::vector<ConvectiveFace>& convective = convective_faces(c);
     const FieldView scratch = m_outflow_scratch[c].view();
     if (!m_penalised_flow) {
       momentum_with_outflow(c, dim, m, m_free[c], convective, scratch);
@@ -350,19 +358,6 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
           ov(i, j, k) = a * u0v(i, j, k) + b * up(i, j, k);
         });
   }
-}
-
-std::vector<ConvectiveFace> NavierStokes::convective_faces(int c) const {
-  std::vector<ConvectiveFace> convective;
-  for (int side = 0; side < 2 && !m_domain.periodic(c); ++side) {
-    const FaceBoundary& f = m_params.boundaries.face[2 * c + side];
-    if (f.kind != BoundaryKind::Convective || !m_domain.touches_boundary(c, side))
-      continue;
-    const long at_face = side == 0 ? m_free[c].begin[c] : m_free[c].end[c] - 1;
-    convective.push_back(
-        {layer(m_free[c], c, at_face), side == 0 ? 1L : -1L, std::abs(f.velocity[c])});
-  }
-  return convective;
 }
 
 void NavierStokes::project(std::array<Field, 3>& u, double scale) {

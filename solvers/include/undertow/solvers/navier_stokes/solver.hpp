@@ -168,8 +168,8 @@ class NavierStokes {
   /// `ghost_rules` (prepare and prepare_homogeneous).
   void apply_boundary_rules(std::array<Field, 3>& u, const std::vector<BoundaryRule>& face_rules,
                             const std::vector<BoundaryRule>& ghost_rules);
-  /// The convective outflow faces of component c on this rank.
-  std::vector<ConvectiveFace> convective_faces(int c) const;
+  /// The convective outflow faces of component c on this rank (found once, in the constructor).
+  const std::vector<ConvectiveFace>& convective_faces(int c) const { return m_convective[c]; }
 
   /// `cfl` times the linear stability limit of the scheme for the current velocity: advection
   /// (sqrt(3), both schemes) and, for SSP-RK3, diffusion (2.5), whichever is tighter. Collective.
@@ -244,7 +244,10 @@ class NavierStokes {
   double m_psi_scale = 0.0; ///< scale of the psi in m_psi (see project)
   std::array<std::unique_ptr<HaloPlan>, 3> m_velocity_halo;
   std::unique_ptr<HaloPlan> m_cell_halo;
-  std::array<IndexSpace, 3> m_free;          ///< faces the momentum equation updates, per component
+  std::array<IndexSpace, 3> m_free;
+  std::array<std::vector<ConvectiveFace>, 3>
+      m_convective; ///< per component          ///< faces the momentum equation updates, per
+                    ///< component
   std::vector<std::array<Field, 3>> m_masks; ///< per obstacle and component
   std::array<Field, 3> m_total_mask;         ///< chi, the union of the masks and the design
   std::array<Field, 3> m_design_face;        ///< the design field on the faces
