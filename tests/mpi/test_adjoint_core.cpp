@@ -99,7 +99,7 @@ class DecayModel : public AdjointModel {
   double dJ_dp() const { return m_dp_total; }
   const Field& dJ_dx0() const { return m_lambda; }
 
- private:
+  // Public, not private: CUDA's extended lambdas may not sit in private member functions.
   void advance(const Field& from, double dt, Field& to) const {
     const FieldView x = from.view(), y = to.view();
     const double p = m_p;
@@ -108,6 +108,8 @@ class DecayModel : public AdjointModel {
           y(i, j, k) = x(i, j, k) - dt * p * x(i, j, k) * x(i, j, k);
         });
   }
+
+ private:
   const Domain& m_domain;
   double m_p;
   Field m_x0, m_x, m_lambda, m_next;

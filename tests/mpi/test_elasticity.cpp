@@ -522,6 +522,29 @@ TEST(Elasticity, UniaxialStretchStrainAndStress) {
   }
 }
 
+namespace {
+
+// Writes into `computed` (ghosts included) the numbers the numbering gives, and into
+// `from_owners`'s owned nodes the numbers their owner gives them: first + the lexicographic index
+// among the owned nodes. A free function: CUDA's extended lambdas may not sit in TEST bodies.
+void write_node_numbers(const NodeNumbering& numbering, Field& from_owners, Field& computed) {
+  const GlobalNodeNumbers numbers = numbering.numbers();
+  const FieldView o = from_owners.view(), c = computed.view();
+  for_each(
+      "test::node_numbers", from_owners.ghosted(),
+      KOKKOS_LAMBDA(long i, long j, long k) { c(i, j, k) = double(numbers(i, j, k)); });
+  const long first = numbering.first_node();
+  const IndexSpace ow = from_owners.owned();
+  const long b0 = ow.begin[0], b1 = ow.begin[1], b2 = ow.begin[2];
+  const long n0 = ow.end[0] - ow.begin[0], n1 = ow.end[1] - ow.begin[1];
+  for_each(
+      "test::owned_numbers", ow, KOKKOS_LAMBDA(long i, long j, long k) {
+        o(i, j, k) = double(first + ((k - b2) * n1 + (j - b1)) * n0 + (i - b0));
+      });
+}
+
+} // namespace
+
 // The global node numbers, computed from the decomposition alone, are a numbering of the nodes:
 // each rank's owned nodes are [first, first + owned) in order, and every ghost node carries the
 // number that its owner gives it (checked by copying the owners' numbers into the ghosts with
@@ -532,19 +555,8 @@ TEST(Elasticity, NodeNumbersAgreeWithTheirOwners) {
     const NodeNumbering numbering(domain);
     Field from_owners(domain, Location::Node, 1, "test::from_owners");
     Field computed(domain, Location::Node, 1, "test::computed");
-    const GlobalNodeNumbers numbers = numbering.numbers();
     const FieldView o = from_owners.view(), c = computed.view();
-    for_each(
-        "test::node_numbers", from_owners.ghosted(),
-        KOKKOS_LAMBDA(long i, long j, long k) { c(i, j, k) = double(numbers(i, j, k)); });
-    const long first = numbering.first_node();
-    const IndexSpace ow = from_owners.owned();
-    const long b0 = ow.begin[0], b1 = ow.begin[1], b2 = ow.begin[2];
-    const long n0 = ow.end[0] - ow.begin[0], n1 = ow.end[1] - ow.begin[1];
-    for_each(
-        "test::owned_numbers", ow, KOKKOS_LAMBDA(long i, long j, long k) {
-          o(i, j, k) = double(first + ((k - b2) * n1 + (j - b1)) * n0 + (i - b0));
-        });
+    write_node_numbers(numbering, from_owners, computed);
     HaloPlan halo(domain, Location::Node, 1);
     halo.fill(from_owners);
     const auto oh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), o);

@@ -30,30 +30,11 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/== G
 
 case "$arch" in AMPERE80) sm=sm_80 ;; AMPERE86) sm=sm_86 ;; VOLTA70) sm=sm_70 ;; HOPPER90) sm=sm_90 ;;
 *) echo "unknown ARCH $arch (AMPERE80, AMPERE86, VOLTA70, HOPPER90)" && exit 2 ;; esac
-# Kokkos 3.4's nvcc_wrapper defaults to sm_35, which CUDA 12+ no longer knows: use a copy with
-# this architecture as its default (the CMake compiler check runs it without -arch).
+# A Kokkos 3.4 tree is patched for CUDA 13 (a copy, not the source); see kokkos_cuda_patch.sh.
+rm -rf "$work/kokkos-src" && cp -r "$kokkos_src" "$work/kokkos-src" && kokkos_src="$work/kokkos-src"
+"$root/tests/tools/kokkos_cuda_patch.sh" "$kokkos_src" "$sm" | tee -a "$out/summary.txt"
 cp "$kokkos_src/bin/nvcc_wrapper" "$work/nvcc_wrapper"
 sed -i "s/^default_arch=.*/default_arch=\"$sm\"/" "$work/nvcc_wrapper"
-
-# Kokkos 3.4's CUDA half_t does not compile with CUDA 13's cuda_fp16.h; undertow uses no half
-# precision, so such a tree takes Kokkos' own float fallback (a copy is patched, not the source).
-half="$kokkos_src/core/src/Cuda/Kokkos_Cuda_Half.hpp"
-if grep -q "KOKKOS_ARCH_MAXWELL52))" "$half" 2>/dev/null; then
-  rm -rf "$work/kokkos-src" && cp -r "$kokkos_src" "$work/kokkos-src" && kokkos_src="$work/kokkos-src"
-  sed -i 's/defined(KOKKOS_ARCH_MAXWELL52))/defined(KOKKOS_ARCH_MAXWELL52) || CUDA_VERSION >= 12000)/' \
-    "$kokkos_src/core/src/Cuda/Kokkos_Cuda_Half.hpp"
-  sed -i 's/#include <Kokkos_Macros.hpp>/#include <Kokkos_Macros.hpp>\n#include <cuda.h>/' \
-    "$kokkos_src/core/src/Cuda/Kokkos_Cuda_Half.hpp"
-  # CUDA 13 takes a cudaMemLocation and flags in cudaMemPrefetchAsync (UVM prefetch only).
-  sed -i 's/cudaMemPrefetchAsync(ptr, bytes, space.cuda_device(),/cudaMemPrefetchAsync(ptr, bytes, cudaMemLocation{cudaMemLocationTypeDevice, space.cuda_device()}, 0,/' \
-    "$kokkos_src/core/src/Cuda/Kokkos_CudaSpace.cpp"
-  # Kokkos 3.4 knows no Hopper and refuses sm_80 kernels on a 9.0 device, though CUDA runs
-  # them from the PTX they carry (JIT): let a newer major through.
-  sed -i 's/if (compiled_major != cudaProp.major || compiled_minor > cudaProp.minor)/if (compiled_major > cudaProp.major || (compiled_major == cudaProp.major \&\& compiled_minor > cudaProp.minor))/' \
-    "$kokkos_src/core/src/Cuda/Kokkos_Cuda_Instance.cpp"
-  echo "== Kokkos 3.4 tree patched for CUDA 13: half_t is the float fallback, UVM prefetch call, sm_80 PTX allowed on newer GPUs" |
-    tee -a "$out/summary.txt"
-fi
 
 # 1. Kokkos with CUDA.
 if [ ! -f "$work/kokkos/lib/cmake/Kokkos/KokkosConfig.cmake" ] &&

@@ -871,7 +871,9 @@ void transfer_kernel(const char* label, const Transfer& t, const FieldView& in,
               for (int c1 = 0; c1 < Taps; ++c1)
                 sum += wi[c1] * wj[c2] * wk[c3] * in(ia[c1], ja[c2], ka[c3]);
         }
-        if constexpr (Taps == 2)
+        // A plain if (Taps is a constant all the same): nvcc's extended lambdas may not capture a
+        // variable first inside a constexpr-if.
+        if (Taps == 2)
           out(i, j, k) += sum;
         else
           out(i, j, k) = sum;
