@@ -91,12 +91,17 @@ if [ -n "${BUILD_DIR:-}" ]; then
 else
   build="$work/$backend"
   compiler=c++
+  # Debian's PETSc loads Trilinos' own Kokkos (Serial, through ML). An executable that links
+  # another Kokkos statically would export its Kokkos symbols to it: both copies' static objects
+  # then become one, built and destroyed twice ("double free" at exit, seen on the H200). Kokkos
+  # stays private to the executable.
+  hide_kokkos="-Wl,--exclude-libs,libkokkoscore.a:libkokkoscontainers.a"
   [ "$backend" = cuda ] && compiler="$work/nvcc_wrapper"
   echo "== building undertow ($backend) in $build (with nvcc about an hour of CPU)"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER="$compiler" -DKokkos_ROOT="$work/kokkos" \
     -DUNDERTOW_ENABLE_CATALYST=OFF -DUNDERTOW_ENABLE_PYTHON=OFF -DUNDERTOW_WERROR=OFF \
-    >"$work/configure.log" 2>&1
+    -DCMAKE_EXE_LINKER_FLAGS="$hide_kokkos" >"$work/configure.log" 2>&1
   ninja -C "$build" -j"$jobs" >"$work/build.log" 2>&1 || {
     grep -m20 -B2 -A10 "error" "$work/build.log" >&2
     echo "gpu_bundle: the $backend build failed, see $work/build.log" >&2

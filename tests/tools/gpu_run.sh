@@ -9,6 +9,7 @@
 #   smoke  one Navier-Stokes test binary at 1 rank (does the CUDA build run at all?)
 #   bench  bench_navier_stokes, bench_pressure_poisson, bench_gradient at 1 rank; the GPU's
 #          figures against the CPU's in docs/performance.md
+#   ns     bench_navier_stokes alone
 #   unit   ctest -L unit (one-rank tests), several at a time on the one GPU
 #   mpi    ctest -L mpi: the solvers' and adjoints' test binaries at 1, 2 and 4 ranks
 #   rest   every other test (command line, files, jobs) until the budget runs out; ParaView,
@@ -16,6 +17,7 @@
 #   scale  bench_navier_stokes at 1, 2, 4, 8, 16 ranks on one GPU (weak scaling of the CPU
 #          part is a separate question: see docs/performance.md)
 #
+# GPU_RUN_CTEST_ARGS adds ctest arguments to the test stages (e.g. -R 'navier_stokes|adjoint').
 # Writes OUT_DIR/summary.txt (machine, passed/failed counts, the failing tests, benchmark
 # tables) and one log per stage. Runs from the repository root (tests read cases/ and docs/).
 # Exit status 0 when every stage that ran passed.
@@ -89,7 +91,8 @@ run_ctest() { # name, ctest arguments...
   local limit
   limit=$(stage_limit 100000)
   if [ "$limit" -lt 30 ]; then say "== $name: skipped, no time left"; return; fi
-  timeout "$limit" ctest --test-dir "$build" --timeout 300 --output-on-failure "$@" \
+  # shellcheck disable=SC2086
+  timeout "$limit" ctest --test-dir "$build" --timeout 300 --output-on-failure "$@" ${GPU_RUN_CTEST_ARGS:-} \
     >"$out/$name.log" 2>&1
   local rc=$?
   grep -E "tests passed|Total Test time" "$out/$name.log" | sed "s/^/== $name: /" | tee -a "$summary"
@@ -118,6 +121,7 @@ run_bench() { # name, seconds, command...
 for stage in $stages; do
   case "$stage" in
   smoke) run_bench smoke 120 "$build/bin/test_navier_stokes" ;;
+  ns) run_bench bench_navier_stokes 120 "$build/bin/bench_navier_stokes" 10 ;;
   bench)
     run_bench bench_navier_stokes 120 "$build/bin/bench_navier_stokes" 10
     run_bench bench_pressure_poisson 60 "$build/bin/bench_pressure_poisson" 1
