@@ -218,7 +218,12 @@ Gradient terminate_and_resume(Checkpointing c, const std::vector<long>& polls, i
   return g;
 }
 
-TEST_F(CheckpointedGradient, ARunStoppedAndResumedAgainAndAgainGivesTheSameGradientBitwise) {
+/// The same shared case; the suite's name puts its tests in the slow label
+/// (checkpointing_slow_np2): StoppedRunsResumeToTheSameGradientBitwise covers one stop per run in
+/// CI.
+class CheckpointedGradientSlow : public CheckpointedGradient {};
+
+TEST_F(CheckpointedGradientSlow, ARunStoppedAndResumedAgainAndAgainGivesTheSameGradientBitwise) {
   // A batch job requeued several times: each part resumes the run the previous part stopped by
   // SIGTERM, which is answered between steps (in the middle of an advance, after a save, a
   // restore or an adjoint step), in the forward sweep or the reverse one. Chains of 3 stops

@@ -103,7 +103,10 @@ TEST(ChannelGradient, FiniteDifferencesOfEveryScalarParameter) {
   finite_differences_of_every_scalar(TimeScheme::SspRk3);
 }
 
-TEST(ChannelGradientImex, FiniteDifferencesOfEveryScalarParameter) {
+// Slow label (gradient_slow_np1): ChannelGradientImex.TaylorTestOfEveryParameterGroup checks the
+// same gradients in CI, and ChannelGradient.FiniteDifferencesOfEveryScalarParameter the
+// differences.
+TEST(ChannelGradientImexSlow, FiniteDifferencesOfEveryScalarParameter) {
   finite_differences_of_every_scalar(TimeScheme::Rk3CrankNicolson);
 }
 
