@@ -47,14 +47,18 @@ build="$dest/build"
 grep -rlI -e "$BUILD_ROOT" -e "$SOURCE_ROOT" -e /usr/bin/mpiexec "$build" 2>/dev/null |
   xargs -r sed -i -e "s#$BUILD_ROOT#$build#g" -e "s#$SOURCE_ROOT#$root#g" \
     -e "s#/usr/bin/mpiexec#$sys/usr/bin/mpiexec#g"
-# A library the target has itself (same soname, e.g. libz, libcurl, libgfortran) is taken from
-# the target: its tools (cmake, ctest) then never load the bundle's older Debian copy.
-# GPU_RUN_KEEP_ALL_LIBS=1 keeps every bundled one (the proof on the machine that made it).
+# A general library the target has itself (same soname, e.g. libz, libcurl, libgfortran) is
+# taken from the target: its tools (cmake, ctest) then never load the bundle's older Debian copy.
+# The MPI stack and the numerical libraries always come from the bundle, as one consistent set
+# with the Open MPI launcher and plugins it carries (the H200 machine had an Open MPI 4.1 of its
+# own). GPU_RUN_KEEP_ALL_LIBS=1 keeps every bundled one (the proof on the machine that made it).
+bundled_always='^lib(mpi|open-pal|open-rte|mca_common|oshmem|pmix|petsc|hdf5|HYPRE|trilinos|[cdsz]?mumps|pord|scalapack|superlu|ptscotch|scotch|CombBLAS|boost_)'
 if [ "${GPU_RUN_KEEP_ALL_LIBS:-0}" != 1 ] && command -v ldconfig >/dev/null; then
   mkdir -p "$sys/lib-target-has"
   known=$(ldconfig -p | awk '{print $1}' | sort -u)
   for lib in "$sys"/lib/*; do
     name=$(basename "$lib")
+    [[ "$name" =~ $bundled_always ]] && continue
     if grep -qxF "$name" <<<"$known"; then mv "$lib" "$sys/lib-target-has/"; fi
   done
 fi
