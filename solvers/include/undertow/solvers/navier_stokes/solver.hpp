@@ -244,10 +244,9 @@ class NavierStokes {
   double m_psi_scale = 0.0; ///< scale of the psi in m_psi (see project)
   std::array<std::unique_ptr<HaloPlan>, 3> m_velocity_halo;
   std::unique_ptr<HaloPlan> m_cell_halo;
-  std::array<IndexSpace, 3> m_free;
-  std::array<std::vector<ConvectiveFace>, 3>
-      m_convective; ///< per component          ///< faces the momentum equation updates, per
-                    ///< component
+  std::array<IndexSpace, 3> m_free; ///< faces the momentum equation updates, per component
+  /// The convective outflow faces on this rank, per component (convective_faces).
+  std::array<std::vector<ConvectiveFace>, 3> m_convective;
   std::vector<std::array<Field, 3>> m_masks; ///< per obstacle and component
   std::array<Field, 3> m_total_mask;         ///< chi, the union of the masks and the design
   std::array<Field, 3> m_design_face;        ///< the design field on the faces
