@@ -433,8 +433,8 @@ TEST(AdjointPieces, HelmholtzOperatorAndItsSolve) {
       // The solve: H^-1 is affine in the boundary values, H0^-1 x = H^-1 x - H^-1 0.
       auto zero_rhs = ns.make_velocity("zero"), solved = ns.make_velocity("solved"),
            solved0 = ns.make_velocity("solved0"), mu = ns.make_velocity("mu");
-      ns.viscous_solve(k, dt, x, solved);
-      ns.viscous_solve(k, dt, zero_rhs, solved0);
+      ns.viscous_solve(k, dt, x, zero_rhs, solved);
+      ns.viscous_solve(k, dt, zero_rhs, zero_rhs, solved0);
       keep_free(ns, solved);
       keep_free(ns, solved0);
       const double lhs = dot(d, solved, y) - dot(d, solved0, y);
@@ -488,7 +488,7 @@ TEST(AdjointPieces, EachImexSubstep) {
         ns.prepare(wk);
         ns.prepare(wkm);
         ns.imex_right_hand_side(k, wk, k > 0 ? &wkm : nullptr, pk, dt, rhs);
-        ns.viscous_solve(k, dt, rhs, out);
+        ns.viscous_solve(k, dt, rhs, wk, out);
         ns.project(out, 0.0);
         add_scaled(pk, 1.0 / weight, ns.potential(), pout);
       };

@@ -216,7 +216,7 @@ linear::FieldBiCGStab& NavierStokes::krylov() {
 }
 
 int NavierStokes::viscous_solve(int k, double dt, const std::array<Field, 3>& rhs,
-                                std::array<Field, 3>& out) {
+                                const std::array<Field, 3>& guess, std::array<Field, 3>& out) {
   auto scope = m_timers.scope("viscous");
   const int dim = m_domain.dim();
   for (int c = 0; c < dim; ++c) {
@@ -224,10 +224,10 @@ int NavierStokes::viscous_solve(int k, double dt, const std::array<Field, 3>& rh
       m_viscous_residual[c] = Field(m_domain, kFaces[c], 1, "ns::viscous_residual");
       m_viscous_delta[c] = Field(m_domain, kFaces[c], 1, "ns::viscous_delta");
     }
-    copy(rhs[c], out[c]);
+    copy(guess[c], out[c]);
     fill_value(m_viscous_delta[c], m_viscous_delta[c].ghosted(), 0.0);
   }
-  // H is affine in the boundary values: with out = rhs and its boundary values, H u* = rhs
+  // H is affine in the boundary values: with out = the guess and its boundary values, H u* = rhs
   // becomes H0 delta = rhs - H out for the correction delta, H0 the homogeneous part.
   prepare(out);
   apply_helmholtz(k, dt, out, m_viscous_residual);
@@ -282,7 +282,7 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
     if (tape)
       keep_copy(m_p, tape->pressure[k]);
     imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, m_p, dt, m_rhs);
-    m_viscous_iterations += viscous_solve(k, dt, m_rhs, *out[k]);
+    m_viscous_iterations += viscous_solve(k, dt, m_rhs, *w[k], *out[k]);
     // Force on each body: the momentum the penalty removes in this substep, 2 alpha_k of the
     // step's, sum of (chi_k / eta) u* dV.
     for (std::size_t b = 0; b < m_masks.size() && m_penalised_flow; ++b)

@@ -202,7 +202,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   // u* recomputed at the tape's state (the same solve, so bitwise the forward's), prepared as
   // the projection and the viscous terms read it.
   m_ns.imex_right_hand_side(k, w, w_previous, p, dt, m_imex_rhs);
-  m_ns.viscous_solve(k, dt, m_imex_rhs, m_ustar);
+  m_ns.viscous_solve(k, dt, m_imex_rhs, w, m_ustar);
   m_ns.prepare(m_ustar);
   // The forces F_b += 2 alpha V / eta sum mask_b u*.
   if (m_ns.penalised()) {

@@ -152,10 +152,13 @@ class NavierStokes {
                             const std::array<Field, 3>* w_previous, Field& p, double dt,
                             std::array<Field, 3>& rhs);
   /// RK3-CN, substep k: solves H u* = rhs on the free faces, H = (1 + 2 alpha dt chi / eta) -
-  /// alpha dt nu L with the boundary values of prepare(); `out` gets u* (its ghosts are not
-  /// updated). Returns the BiCGStab iterations; throws CollectiveError if the solve fails.
+  /// alpha dt nu L with the boundary values of prepare(), from the initial guess `guess` (the
+  /// substep's velocity w_k: its residual is 2 alpha dt du/dt, which vanishes as the flow
+  /// settles, where the right-hand side's is alpha dt nu L w_k); `out` gets u* (its ghosts are
+  /// not updated). Returns the BiCGStab iterations; throws CollectiveError if the solve fails.
   /// Collective.
-  int viscous_solve(int k, double dt, const std::array<Field, 3>& rhs, std::array<Field, 3>& out);
+  int viscous_solve(int k, double dt, const std::array<Field, 3>& rhs,
+                    const std::array<Field, 3>& guess, std::array<Field, 3>& out);
   /// y := H x on the free faces (substep k) for a prepared x. Not collective.
   void apply_helmholtz(int k, double dt, const std::array<Field, 3>& x, std::array<Field, 3>& y);
   /// The Jacobi preconditioner of H (substep k): 1 / its interior diagonal, on the free faces.
