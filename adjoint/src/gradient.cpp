@@ -111,10 +111,7 @@ void chi_partial(const NavierStokes& ns, int c, int skip, Field& out) {
 std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
                                                 const NavierStokesAdjoint& adjoint) {
   const Domain& d = ns.domain();
-  double h_min = d.spacing(0);
-  for (int a = 1; a < d.dim(); ++a)
-    h_min = std::min(h_min, d.spacing(a));
-  const double eps = ns.params().obstacles.smoothing * h_min;
+  const navier_stokes::MaskSpec spec = ns.params().obstacles.mask_spec(d, ns.params().nu);
   std::vector<std::vector<double>> out;
   std::array<Field, 3> partials;
   for (int c = 0; c < d.dim(); ++c)
@@ -133,8 +130,7 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
         local += local_sum(
             "adj::shape_gradient", ns.free_faces(c),
             KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
-              const Dual m = navier_stokes::brinkman_mask(
-                  ds.distance(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, kk)), eps);
+              const Dual m = navier_stokes::face_mask(ds, g, i, j, kk, spec);
               if (m.d == 0.0)
                 return;
               acc += (dchi(i, j, kk) * dchi_dm(i, j, kk) + dmask(i, j, kk)) * m.d;
@@ -145,6 +141,32 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
     out.push_back(grad);
   }
   return out;
+}
+
+double mask_viscosity_gradient(const NavierStokes& ns, const NavierStokesAdjoint& adjoint) {
+  const navier_stokes::ObstacleSet& obstacles = ns.params().obstacles;
+  if (obstacles.mask != navier_stokes::MaskKind::Interpolated || ns.obstacle_count() == 0)
+    return 0.0;
+  const Domain& d = ns.domain();
+  const double nu = ns.params().nu;
+  double local = 0;
+  for (int c = 0; c < d.dim(); ++c) {
+    Field partial(ns.total_mask(c).layout(), "adj::dchi_dmask");
+    for (std::size_t k = 0; k < ns.obstacle_count(); ++k) {
+      chi_partial(ns, c, static_cast<int>(k), partial);
+      const FieldView dchi_dm = partial.view(), dchi = adjoint.chi_gradient()[c].view(),
+                      dmask = adjoint.mask_force_gradient()[k][c].view(),
+                      m = ns.mask(static_cast<int>(k), c).view();
+      // mask = Q / (Q + phi / (eta nu)): dmask/dnu = mask (1 - mask) / nu.
+      local += local_sum(
+          "adj::mask_viscosity_gradient", ns.free_faces(c),
+          KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
+            acc += (dchi(i, j, kk) * dchi_dm(i, j, kk) + dmask(i, j, kk)) * m(i, j, kk) *
+                   (1.0 - m(i, j, kk)) / nu;
+          });
+    }
+  }
+  return d.comm().sum(local);
 }
 
 Field design_gradient(NavierStokes& ns, const NavierStokesAdjoint& adjoint) {

@@ -132,6 +132,7 @@ class NavierStokesModel : public AdjointModel {
     for (int c = 0; c < m_dim; ++c)
       copy(m_lambda[c], m_out.initial[c]);
     m_out.flow = m_adj.gradient();
+    m_out.flow.nu += mask_viscosity_gradient(m_ns, m_adj);
     m_out.shape = shape_gradient(m_ns, m_adj);
     if (m_ns.params().obstacles.has_design())
       m_out.design = design_gradient(m_ns, m_adj);

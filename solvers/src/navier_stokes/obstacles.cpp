@@ -22,8 +22,14 @@ void ObstacleSet::declare_keys(ConfigSchema& s) {
         "topology optimisation): empty for none, a number for a uniform field, or an HDF5 file "
         "with the cell dataset 'design' on this grid");
   s.add("obstacles.smoothing", ValueType::Real, "1",
-        "width of the smooth mask, in cells of the smallest spacing")
+        "width of the smooth mask, in cells of the smallest spacing (obstacles.mask = smooth)")
       .above(0);
+  s.add("obstacles.mask", ValueType::Choice, "smooth",
+        "how bodies enter the flow: smooth (a smooth step one cell wide each side of the "
+        "surface, all of it solid: forces converge at first order) or interpolated (solid "
+        "inside; the fluid faces next to the surface get the penalty of a second-order "
+        "Dirichlet condition at the surface, Gibou et al. 2002)")
+      .one_of({"smooth", "interpolated"});
   for (int k = 0; k < kMaxObstacles; ++k) {
     const std::string o = section(k);
     s.add(o + ".shape", ValueType::Choice, "none", "shape of obstacle " + std::to_string(k + 1))
@@ -60,6 +66,8 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
   ObstacleSet set;
   set.eta = c.get_real("obstacles.eta");
   set.smoothing = c.get_real("obstacles.smoothing");
+  set.mask =
+      c.get_string("obstacles.mask") == "interpolated" ? MaskKind::Interpolated : MaskKind::Smooth;
   for (int k = 0; k < kMaxObstacles; ++k) {
     const std::string o = section(k);
     const std::string kind = c.get_string(o + ".shape");
@@ -138,6 +146,22 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
     set.shapes.push_back(sh);
   }
   return set;
+}
+
+MaskSpec ObstacleSet::mask_spec(const Domain& domain, double nu) const {
+  MaskSpec m;
+  m.kind = mask;
+  m.dim = domain.dim();
+  double h_min = domain.spacing(0);
+  for (int a = 0; a < domain.dim(); ++a) {
+    h_min = std::min(h_min, domain.spacing(a));
+    m.inv_h2[a] = 1.0 / (domain.spacing(a) * domain.spacing(a));
+  }
+  // Interpolated: the kinks are rounded over a tenth of a cell, well inside the cell whose
+  // surface crossing they locate.
+  m.eps = mask == MaskKind::Smooth ? smoothing * h_min : 0.1 * h_min;
+  m.eta_nu = eta * nu;
+  return m;
 }
 
 std::vector<ShapeParameter> shape_parameters(const Shape& shape, int dim) {

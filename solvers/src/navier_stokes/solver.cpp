@@ -22,15 +22,13 @@ const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
 
 /// The Brinkman mask of one body at every local point of `loc`, ghosts included (the mask is
 /// analytic, so no halo exchange is needed).
-Field body_mask(const Domain& domain, Location loc, const Shape& shape, double eps) {
+Field body_mask(const Domain& domain, Location loc, const Shape& shape, const MaskSpec& spec) {
   Field mask(domain, loc, kGhost, "ns::mask");
   const FieldView m = mask.view();
   const GridGeometry g = mask.geometry();
   for_each(
-      "ns::obstacle_mask", mask.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-        m(i, j, k) = brinkman_mask(
-            shape.distance(g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)), eps);
-      });
+      "ns::obstacle_mask", mask.ghosted(),
+      KOKKOS_LAMBDA(long i, long j, long k) { m(i, j, k) = face_mask(shape, g, i, j, k, spec); });
   return mask;
 }
 
@@ -187,11 +185,11 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
   double h_min = domain.spacing(0);
   for (int a = 1; a < domain.dim(); ++a)
     h_min = std::min(h_min, domain.spacing(a));
-  const double eps = params.obstacles.smoothing * h_min;
+  const MaskSpec spec = params.obstacles.mask_spec(domain, params.nu);
   for (const Shape& shape : params.obstacles.shapes) {
     std::array<Field, 3> masks;
     for (int c = 0; c < domain.dim(); ++c)
-      masks[c] = body_mask(domain, kFaces[c], shape, eps);
+      masks[c] = body_mask(domain, kFaces[c], shape, spec);
     // A body that contains no velocity face is a misplaced centre or a body below the grid
     // spacing, not an obstacle: the run would compute the empty channel, or a smear.
     double seen = 0;

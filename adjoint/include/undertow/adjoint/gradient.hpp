@@ -107,6 +107,11 @@ class GradientDriver {
 std::vector<std::vector<double>> shape_gradient(const navier_stokes::NavierStokes& ns,
                                                 const NavierStokesAdjoint& adjoint);
 
+/// The part of dJ/dnu that passes through the masks: with obstacles.mask = interpolated they
+/// depend on nu (see navier_stokes::MaskKind); 0 otherwise. Collective.
+double mask_viscosity_gradient(const navier_stokes::NavierStokes& ns,
+                               const NavierStokesAdjoint& adjoint);
+
 /// dJ/d(design) per cell from dJ/dchi: each face's chi holds the mean of its two cells.
 /// Collective.
 Field design_gradient(navier_stokes::NavierStokes& ns, const NavierStokesAdjoint& adjoint);

@@ -172,6 +172,67 @@ KOKKOS_INLINE_FUNCTION T brinkman_mask(const T& phi, double eps) {
   return 0.5 * (1.0 - s - math::sin(math::pi * s) / math::pi);
 }
 
+/// How the masks are formed (obstacles.mask).
+enum class MaskKind : int {
+  /// brinkman_mask of the distance: a smooth step of half-width obstacles.smoothing cells. With
+  /// the stiff penalty every face it touches is solid, so the body acts about half a cell larger:
+  /// forces converge at first order.
+  Smooth,
+  /// Solid (1) inside; on a fluid face next to the body, the penalty rate chi / eta that the
+  /// second-order Dirichlet condition of Gibou et al. (J. Comput. Phys. 176, 2002) adds to the
+  /// viscous term: a solid neighbour n at distance h_a along axis a, the wall crossing the link at
+  /// theta = phi_f / (phi_f - phi_n) of it, contributes nu (1 - theta) / (theta h_a^2) =
+  /// nu (-phi_n) / (phi_f h_a^2). With Q = sum over solid neighbours of -phi_n / h_a^2 [1/m],
+  /// chi = Q / (Q + phi_f / (eta nu)): eta nu Q / phi_f on fluid faces, 1 at the wall and inside.
+  /// The velocity then vanishes at the true surface, not on the outermost solid faces.
+  Interpolated
+};
+
+/// What face_mask needs to know about the grid and the flow. Callable on the device.
+struct MaskSpec {
+  MaskKind kind = MaskKind::Smooth;
+  /// Smooth: the half-width of the step [m]. Interpolated: the width over which the kinks of
+  /// max(phi, 0) and max(-phi_n, 0) are rounded (C^1), so that the mask stays differentiable in
+  /// the shape parameters [m].
+  double eps = 0;
+  double eta_nu = 0;            ///< interpolated: eta * nu [m^2]
+  double inv_h2[3] = {0, 0, 0}; ///< interpolated: 1 / h_a^2 along the axes of the grid [1/m^2]
+  int dim = 2;
+};
+
+/// max(x, 0) rounded over |x| < delta: (x + delta)^2 / (4 delta) there (C^1).
+template <class T>
+KOKKOS_INLINE_FUNCTION T rounded_positive(const T& x, double delta) {
+  if (x >= delta)
+    return x;
+  if (x <= -delta)
+    return T(0.0);
+  return (x + delta) * (x + delta) / (4.0 * delta);
+}
+
+/// The mask of `shape` at the point (i, j, k) of a face grid g (see MaskKind). T is double, or
+/// Dual for the derivative with respect to a seeded shape parameter.
+template <class T>
+KOKKOS_INLINE_FUNCTION T face_mask(const BasicShape<T>& shape, const GridGeometry& g, long i,
+                                   long j, long k, const MaskSpec& m) {
+  const long index[3] = {i, j, k};
+  const double x[3] = {g.coordinate(0, i), g.coordinate(1, j), g.coordinate(2, k)};
+  const T phi = shape.distance(x[0], x[1], x[2]);
+  if (m.kind == MaskKind::Smooth)
+    return brinkman_mask(phi, m.eps);
+  const T p = rounded_positive(phi, m.eps);
+  if (p <= 0.0)
+    return T(1.0);
+  T q = 0.0;
+  for (int a = 0; a < m.dim; ++a)
+    for (int side = -1; side <= 1; side += 2) {
+      double y[3] = {x[0], x[1], x[2]};
+      y[a] = g.coordinate(a, index[a] + side);
+      q += rounded_positive(-shape.distance(y[0], y[1], y[2]), m.eps) * m.inv_h2[a];
+    }
+  return q / (q + p / m.eta_nu);
+}
+
 /// A differentiable parameter of a shape: its name in the case file and where it lives.
 struct ShapeParameter {
   std::string name; ///< e.g. "centre_x", "radius", "cos_coeff_2"
@@ -224,6 +285,10 @@ struct ObstacleSet {
   Field design;
   double eta = 1e-6;      ///< penalty time scale [s]
   double smoothing = 1.0; ///< mask width in cells
+  MaskKind mask = MaskKind::Smooth;
+
+  /// The mask's parameters on `domain` for kinematic viscosity nu [m^2/s]. Not collective.
+  MaskSpec mask_spec(const Domain& domain, double nu) const;
 
   /// Declares [obstacles] and [obstacle1] ... [obstacle4]. Not collective.
   static void declare_keys(ConfigSchema& schema);
