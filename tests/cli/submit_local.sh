@@ -64,7 +64,7 @@ sum() { grep -o '"state_checksum": "[^"]*"' "$1"; }
 echo "the job in $parts parts (budget $budget s each) ends in the uninterrupted run's state"
 
 calls=$(wc -l < "$work/bin/qsub.calls")
-job failing "${settings[@]}" --set time.dt=1
+job failing "${settings[@]}" --set time.dt=1 --set time.scheme=explicit
 code=$?
 [ "$code" = 3 ] || fail "a diverging job ended with exit $code (expected 3)"
 grep -q "failed with exit 3, not requeued: undertow: error: the Navier-Stokes run diverged" \

@@ -31,7 +31,7 @@ broken=$(submit "$work/broken.log" "$undertow" submit "$work/case.ini" run --out
 printf '[fluid]\nviscosity = 3\n' >> "$work/case.ini"
 scontrol release "$broken" || fail "scontrol release $broken"
 diverging=$(submit "$work/diverging.log" "$undertow" submit "$case" run \
-  --output "$work/diverging" "${settings[@]}" --set time.dt=1) || exit 1
+  --output "$work/diverging" "${settings[@]}" --set time.dt=1 --set time.scheme=explicit) || exit 1
 expect_failure() { # ID DIR EXIT REASON
   wait_for_end "$1" 120
   local state code restarts
