@@ -1,11 +1,12 @@
 #pragma once
 /// \file
 /// Obstacles by Brinkman volume penalisation. Each obstacle is a signed distance phi (negative
-/// inside) of a parametrised shape; its mask on the faces of velocity component c is the
-/// compactly supported smooth Heaviside brinkman_mask(phi, eps), eps = obstacles.smoothing * min h,
-/// a smooth function of the shape parameters (so the optimiser can move them later). The fluid
-/// feels -(chi / eta) u; the solver treats it implicitly, u_p = w / (1 + dt chi / eta), so dt is
-/// not limited by eta. The force of the fluid on obstacle k is the momentum the penalty removes,
+/// inside) of a parametrised shape; its mask on the faces of velocity component c (face_mask) is
+/// either the compactly supported smooth Heaviside brinkman_mask(phi, eps), eps =
+/// obstacles.smoothing * min h, or the interpolated mask that puts the no-slip condition at the
+/// true surface (MaskKind), both C^1 functions of the shape parameters (so that the optimiser
+/// can move them). The fluid feels -(chi / eta) u; the solver treats it implicitly,
+/// u_p = w / (1 + dt chi / eta), so dt is not limited by eta. The force of the fluid on obstacle k is the momentum the penalty removes,
 /// F_k = sum over faces of (chi_k / eta) u_p dV.
 ///
 /// Shapes ("2D" shapes are extruded along z in 3D):
