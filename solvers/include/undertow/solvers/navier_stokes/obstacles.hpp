@@ -6,8 +6,8 @@
 /// obstacles.smoothing * min h, or the interpolated mask that puts the no-slip condition at the
 /// true surface (MaskKind), both C^1 functions of the shape parameters (so that the optimiser
 /// can move them). The fluid feels -(chi / eta) u; the solver treats it implicitly,
-/// u_p = w / (1 + dt chi / eta), so dt is not limited by eta. The force of the fluid on obstacle k is the momentum the penalty removes,
-/// F_k = sum over faces of (chi_k / eta) u_p dV.
+/// u_p = w / (1 + dt chi / eta), so dt is not limited by eta. The force of the fluid on obstacle k
+/// is the momentum the penalty removes, F_k = sum over faces of (chi_k / eta) u_p dV.
 ///
 /// Shapes ("2D" shapes are extruded along z in 3D):
 /// | shape     | parameters                                   |
