@@ -1,6 +1,8 @@
 // Benchmark of the Navier-Stokes step on lid-driven cavities (2D 256^2 and 512^2, 3D 64^3): time
 // per step split by phase, cell updates per second, pressure iterations per step against the
 // grid, and the explicit kernels' effective bandwidth against a triad measured in the same run.
+// Each grid runs with both pressure CGs (column cg): PETSc's KSPCG on host vectors and the
+// Kokkos CG on the fields' memory (pressure.krylov = petsc / kokkos).
 //
 //   mpiexec -n R build/bin/bench_navier_stokes [steps]
 //
@@ -23,7 +25,8 @@ namespace {
 using namespace undertow;
 using namespace undertow::navier_stokes;
 
-void measure(const Communicator& comm, int dim, long n, long steps, double triad) {
+void measure(const Communicator& comm, int dim, long n, long steps, double triad,
+             linear::PressureKrylov krylov) {
   DomainSpec spec;
   spec.dim = dim;
   spec.cells = {n, n, dim == 3 ? n : 1};
@@ -31,6 +34,7 @@ void measure(const Communicator& comm, int dim, long n, long steps, double triad
   NavierStokesParams p;
   p.nu = 0.01;
   p.boundaries.face[3].velocity[0] = 1.0; // lid
+  p.pressure.krylov = krylov;
   NavierStokes ns(domain, p);
   const double dt = ns.stable_dt(0.5) * 0.5; // a fixed dt well inside the limits
   for (int warm = 0; warm < 3; ++warm)
@@ -55,8 +59,10 @@ void measure(const Communicator& comm, int dim, long n, long steps, double triad
   const double cells = double(n) * n * (dim == 3 ? n : 1);
   const double bytes = 3.0 * dim * (dim + 2) * 8.0 * cells;
   if (comm.is_root())
-    std::printf("%4d %6ld %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %12.2f %8.1f %9.2f %6.0f%%\n",
-                dim, n, 1e3 * step, 1e3 * momentum, 1e3 * poisson, 1e3 * halo, 1e3 * projection,
+    std::printf("%4d %6ld %7s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %12.2f %8.1f %9.2f "
+                "%6.0f%%\n",
+                dim, n, krylov == linear::PressureKrylov::Kokkos ? "kokkos" : "petsc", 1e3 * step,
+                1e3 * momentum, 1e3 * poisson, 1e3 * halo, 1e3 * projection,
                 1e3 * std::max(0.0, step - momentum - poisson - halo - projection),
                 cells / step / 1e6, double(iterations) / steps, bytes / momentum / 1e9,
                 100.0 * bytes / momentum / 1e9 / triad);
@@ -76,16 +82,18 @@ int main(int argc, char** argv) {
                   comm.size(), ExecutionSpace::name(), steps);
       std::printf("triad bandwidth (same run, all ranks): %.2f GB/s\n", triad);
       std::printf("times in ms per step; Poisson its summed over the 3 stages\n\n");
-      std::printf("%4s %6s %10s %10s %10s %10s %10s %10s %12s %8s %9s %7s\n", "dim", "n", "step",
-                  "momentum", "poisson", "bc+halo", "projection", "other", "Mcell-upd/s",
+      std::printf("%4s %6s %7s %10s %10s %10s %10s %10s %10s %12s %8s %9s %7s\n", "dim", "n", "cg",
+                  "step", "momentum", "poisson", "bc+halo", "projection", "other", "Mcell-upd/s",
                   "its/step", "mom GB/s", "triad");
     }
-    measure(comm, 2, 64, steps, triad);
-    measure(comm, 2, 128, steps, triad);
-    measure(comm, 2, 256, steps, triad);
-    measure(comm, 2, 512, std::max(2L, steps / 2), triad);
-    measure(comm, 3, 32, steps, triad);
-    measure(comm, 3, 64, std::max(2L, steps / 2), triad);
+    for (const auto krylov : {linear::PressureKrylov::Petsc, linear::PressureKrylov::Kokkos}) {
+      measure(comm, 2, 64, steps, triad, krylov);
+      measure(comm, 2, 128, steps, triad, krylov);
+      measure(comm, 2, 256, steps, triad, krylov);
+      measure(comm, 2, 512, std::max(2L, steps / 2), triad, krylov);
+      measure(comm, 3, 32, steps, triad, krylov);
+      measure(comm, 3, 64, std::max(2L, steps / 2), triad, krylov);
+    }
   }
   return 0;
 }

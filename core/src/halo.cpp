@@ -194,7 +194,8 @@ void HaloPlan::fill_begin(Field& field) {
   require(!m_fill_pending, "HaloPlan::fill_begin called twice without fill_end");
   for (const auto& m : m_sends)
     pack(field.view(), m.box, m_send_buffer, m.offset);
-  Kokkos::deep_copy(m_send_host, m_send_buffer);
+  if (!m_sends.empty()) // on one rank without periodic axes there is nothing to move
+    Kokkos::deep_copy(m_send_host, m_send_buffer);
   post(m_recvs, m_recv_host, m_sends, m_send_host);
   m_fill_pending = true;
 }
@@ -204,7 +205,8 @@ void HaloPlan::fill_end(Field& field) {
   require(m_fill_pending, "HaloPlan::fill_end called without fill_begin");
   wait();
   m_fill_pending = false;
-  Kokkos::deep_copy(m_recv_buffer, m_recv_host);
+  if (!m_recvs.empty())
+    Kokkos::deep_copy(m_recv_buffer, m_recv_host);
   for (const auto& m : m_recvs)
     unpack(field.view(), m.box, m_recv_buffer, m.offset, /*add=*/false);
 }
@@ -219,12 +221,14 @@ void HaloPlan::scatter_add(Field& field) {
   require(!m_fill_pending, "HaloPlan::scatter_add called while a fill is in flight");
   for (const auto& m : m_recvs)
     pack(field.view(), m.box, m_recv_buffer, m.offset);
-  Kokkos::deep_copy(m_recv_host, m_recv_buffer);
+  if (!m_recvs.empty())
+    Kokkos::deep_copy(m_recv_host, m_recv_buffer);
   for (const auto& m : m_recvs)
     fill_value(field, m.box, 0.0);
   post(m_sends, m_send_host, m_recvs, m_recv_host);
   wait();
-  Kokkos::deep_copy(m_send_buffer, m_send_host);
+  if (!m_sends.empty())
+    Kokkos::deep_copy(m_send_buffer, m_send_host);
   // Fixed message order: the sum into each owned value is the same on every run.
   for (const auto& m : m_sends)
     unpack(field.view(), m.box, m_send_buffer, m.offset, /*add=*/true);

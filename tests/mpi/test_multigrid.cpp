@@ -96,13 +96,15 @@ void remove_mean(const Communicator& comm, Field& f, const Domain& d) {
   Kokkos::deep_copy(f.view(), host);
 }
 
-/// The default spec, and one that keeps levels distributed down to 4 cells per rank, so that on
-/// 2 and 4 ranks the transfers run between distributed levels, with agglomerations between them.
+/// The default spec; one that keeps levels distributed down to 4 cells per rank, so that on
+/// 2 and 4 ranks the transfers run between distributed levels, with agglomerations between them;
+/// and one that solves the coarsest grid in a kernel with its dense inverse (the Kokkos CG's).
 std::vector<MultigridSpec> specs(const PressureFaces& faces) {
-  MultigridSpec fine, distributed;
-  fine.faces = distributed.faces = faces;
+  MultigridSpec fine, distributed, device;
+  fine.faces = distributed.faces = device.faces = faces;
   distributed.min_cells_per_rank = 4;
-  return {fine, distributed};
+  device.device_coarsest = true;
+  return {fine, distributed, device};
 }
 
 TEST(Multigrid, RestrictionIsTheTransposeOfProlongation) {
@@ -233,6 +235,33 @@ TEST(Multigrid, VCycleIsSymmetricPositiveDefinite) {
       EXPECT_GT(global_dot(comm, a, ba), 0.0) << s.name;
       EXPECT_GT(global_dot(comm, c, bc), 0.0) << s.name;
     }
+}
+
+TEST(Multigrid, TheDenseCoarsestSolveIsTheBandedOne) {
+  // Where both hierarchies are the same grids, the V-cycle with the coarsest grid solved by its
+  // dense inverse in a kernel equals the one with the banded host solve to round-off.
+  const auto& comm = world();
+  for (const Problem& s : all_setups()) {
+    const Domain d = make_domain(comm, s);
+    MultigridSpec host_spec, device_spec;
+    host_spec.faces = device_spec.faces = s.faces;
+    device_spec.device_coarsest = true;
+    GeometricMultigrid host(d, host_spec), device(d, device_spec);
+    const auto& coarsest = device.plan().levels.back().cells;
+    EXPECT_LE(coarsest[0] * coarsest[1] * coarsest[2], MultigridSpec::kMaxDenseCoarsestCells)
+        << s.name;
+    if (host.plan().levels.back().cells != coarsest)
+      continue; // a grid whose coarsest had more cells than the dense solve takes: coarsened on
+    Field b(d, Location::Cell, 1, "b"), x_host(d, Location::Cell, 1, "x_host"),
+        x_device(d, Location::Cell, 1, "x_device");
+    set_pseudo_random(b, 5);
+    host.apply(b, x_host);
+    device.apply(b, x_device);
+    axpy(-1.0, x_host, x_device);
+    EXPECT_LE(std::sqrt(global_dot(comm, x_device, x_device)),
+              1e-12 * std::sqrt(global_dot(comm, x_host, x_host)))
+        << s.name;
+  }
 }
 
 TEST(Multigrid, TheVCycleReducesTheErrorOfAnyField) {

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 #include <gtest/gtest.h>
+#include <tuple>
 
 namespace {
 
@@ -710,6 +711,47 @@ TEST(NavierStokesImex, LidDrivenCavityAndDuctSameOnAnyNumberOfRanks) {
   q.boundaries.face[4].kind = BoundaryKind::Slip;
   q.boundaries.face[5].kind = BoundaryKind::Slip;
   expect_same_on_any_rank_count(box(3, {13, 11, 9}, {2, 1, 1}, {false, false, false}), q, 6, 0.04);
+}
+
+// pressure.krylov = kokkos: the device-resident CG gives PETSc's flow, on any number of ranks.
+TEST(NavierStokes, KokkosPressureCGGivesPetscFlowOnAnyNumberOfRanks) {
+  const auto& comm = world();
+  NavierStokesParams cavity;
+  cavity.nu = 0.01;
+  cavity.pressure.rtol = 1e-13;
+  cavity.boundaries.face[3].velocity[0] = 1.0;
+  NavierStokesParams duct;
+  duct.nu = 0.02;
+  duct.pressure.rtol = 1e-13;
+  duct.scheme = TimeScheme::Rk3CrankNicolson;
+  duct.boundaries.face[0].kind = BoundaryKind::Inflow;
+  duct.boundaries.face[0].velocity[0] = 1.0;
+  duct.boundaries.face[0].profile = InflowProfile::Parabolic;
+  duct.boundaries.face[1].kind = BoundaryKind::Outflow;
+  duct.boundaries.face[4].kind = BoundaryKind::Slip;
+  duct.boundaries.face[5].kind = BoundaryKind::Slip;
+  const std::vector<std::tuple<std::string, DomainSpec, NavierStokesParams, long, double>> runs{
+      {"cavity, explicit", box(2, {24, 20, 1}, {1, 1, 1}, {false, false, false}), cavity, 10, 0.01},
+      {"3D duct, imex", box(3, {13, 11, 9}, {2, 1, 1}, {false, false, false}), duct, 6, 0.04}};
+  for (const auto& [name, spec, params, steps, dt] : runs) {
+    NavierStokesParams with_petsc = params, with_kokkos = params;
+    with_petsc.pressure.krylov = linear::PressureKrylov::Petsc;
+    with_kokkos.pressure.krylov = linear::PressureKrylov::Kokkos;
+    const std::vector<double> a = final_state(comm, spec, with_petsc, steps, dt);
+    const std::vector<double> b = final_state(comm, spec, with_kokkos, steps, dt);
+    if (comm.is_root()) {
+      ASSERT_EQ(a.size(), b.size());
+      double scale = 0, diff = 0;
+      for (std::size_t q = 0; q < a.size(); ++q) {
+        scale = std::max(scale, std::abs(a[q]));
+        diff = std::max(diff, std::abs(a[q] - b[q]));
+      }
+      EXPECT_LE(diff, 1e-10 * scale) << name;
+      std::printf("%s: Kokkos CG against PETSc CG, max difference %.2e (scale %.2e)\n",
+                  name.c_str(), diff, scale);
+    }
+    expect_same_on_any_rank_count(spec, with_kokkos, steps, dt);
+  }
 }
 
 } // namespace

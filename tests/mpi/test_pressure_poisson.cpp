@@ -1,7 +1,8 @@
 // Pressure Poisson on a DMDA matching the decomposition: the assembled operator is the MAC
 // Laplacian, solutions converge at second order for walls (Neumann), periodic axes and outflow
 // (Dirichlet) faces, iteration counts stay flat under refinement, results agree across rank
-// counts, options from the case file reach PETSc, and a failed solve is a clear error.
+// counts, options from the case file reach PETSc, and a failed solve is a clear error. The
+// Kokkos CG (pressure.krylov = kokkos) gives PETSc's solutions with PETSc's iteration counts.
 
 #include "test_support.hpp"
 
@@ -123,11 +124,13 @@ struct Result {
   int iterations;
 };
 
-Result solve(const Communicator& comm, const Problem& pb, long n, double rtol = 1e-10) {
+Result solve(const Communicator& comm, const Problem& pb, long n, double rtol = 1e-10,
+             PressureKrylov krylov = PressureKrylov::Auto) {
   const Domain d(comm, spec_for(pb, n));
   PoissonSpec spec;
   spec.faces = pb.faces;
   spec.rtol = rtol;
+  spec.krylov = krylov;
   PressurePoisson poisson(d, spec);
   Field rhs(d, Location::Cell, 1, "rhs"), p(d, Location::Cell, 1, "p"),
       exact(d, Location::Cell, 1, "exact");
@@ -186,38 +189,42 @@ TEST(PressurePoisson, SecondOrderSolutionsAndFlatIterationCounts) {
 
 TEST(PressurePoisson, SameSolutionOnAnyNumberOfRanks) {
   const auto& comm = world();
-  for (const Problem& pb : {walls_2d(), mixed_3d()}) {
-    const long n = pb.dim == 2 ? 37 : 13;
-    auto field = [&](const Communicator& c) {
-      const Domain d(c, spec_for(pb, n));
-      PoissonSpec spec;
-      spec.faces = pb.faces;
-      spec.rtol = 1e-13;
-      PressurePoisson poisson(d, spec);
-      Field rhs(d, Location::Cell, 1, "rhs"), p(d, Location::Cell, 1, "p");
-      set(rhs, pb.laplacian);
-      poisson.solve(rhs, p);
-      return gather_to_root(c, p);
-    };
-    const std::vector<double> full = field(comm);
-    const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
-    std::vector<double> single;
-    if (comm.rank() == 0)
-      single = field(alone);
-    if (comm.is_root()) {
-      double scale = 0, diff = 0;
-      for (std::size_t q = 0; q < full.size(); ++q) {
-        scale = std::max(scale, std::abs(single[q]));
-        diff = std::max(diff, std::abs(single[q] - full[q]));
+  for (const PressureKrylov krylov : {PressureKrylov::Petsc, PressureKrylov::Kokkos})
+    for (const Problem& pb : {walls_2d(), mixed_3d()}) {
+      const long n = pb.dim == 2 ? 37 : 13;
+      auto field = [&](const Communicator& c) {
+        const Domain d(c, spec_for(pb, n));
+        PoissonSpec spec;
+        spec.faces = pb.faces;
+        spec.rtol = 1e-13;
+        spec.krylov = krylov;
+        PressurePoisson poisson(d, spec);
+        Field rhs(d, Location::Cell, 1, "rhs"), p(d, Location::Cell, 1, "p");
+        set(rhs, pb.laplacian);
+        poisson.solve(rhs, p);
+        return gather_to_root(c, p);
+      };
+      const std::vector<double> full = field(comm);
+      const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+      std::vector<double> single;
+      if (comm.rank() == 0)
+        single = field(alone);
+      if (comm.is_root()) {
+        double scale = 0, diff = 0;
+        for (std::size_t q = 0; q < full.size(); ++q) {
+          scale = std::max(scale, std::abs(single[q]));
+          diff = std::max(diff, std::abs(single[q] - full[q]));
+        }
+        EXPECT_LE(diff, 1e-10 * scale) << pb.name << ": " << comm.size() << " ranks against 1"
+                                       << (krylov == PressureKrylov::Kokkos ? " (kokkos)" : "");
       }
-      EXPECT_LE(diff, 1e-10 * scale) << pb.name << ": " << comm.size() << " ranks against 1";
     }
-  }
 }
 
 TEST(PressurePoisson, OptionsFromTheCaseFileReachPetsc) {
   const Domain d(world(), spec_for(walls_2d(), 16));
   PoissonSpec spec;
+  spec.krylov = PressureKrylov::Petsc; // auto is kokkos on a GPU
   const std::string default_method = PressurePoisson(d, spec).method();
   EXPECT_EQ(default_method.rfind("cg + geometric multigrid (16x16 -> 1x1, 5 levels", 0), 0u)
       << default_method;
@@ -236,15 +243,96 @@ TEST(PressurePoisson, NonConvergenceIsAClearCollectiveError) {
   spec.rtol = 1e-14;
   spec.max_iterations = 2;
   spec.prefix = "capped_";
-  PressurePoisson poisson(d, spec);
-  Field rhs(d, Location::Cell, 1, "rhs"), p(d, Location::Cell, 1, "p");
-  set(rhs, walls_2d().laplacian);
+  for (const PressureKrylov krylov : {PressureKrylov::Petsc, PressureKrylov::Kokkos}) {
+    spec.krylov = krylov;
+    PressurePoisson poisson(d, spec);
+    Field rhs(d, Location::Cell, 1, "rhs"), p(d, Location::Cell, 1, "p");
+    set(rhs, walls_2d().laplacian);
+    try {
+      poisson.solve(rhs, p);
+      FAIL() << "no error";
+    } catch (const CollectiveError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("did not converge"), std::string::npos) << what;
+      EXPECT_NE(what.find("after 2 iterations"), std::string::npos) << what;
+      EXPECT_NE(what.find(krylov == PressureKrylov::Petsc ? "pressure.petsc_options"
+                                                          : "pressure.krylov = petsc"),
+                std::string::npos)
+          << what;
+    }
+  }
+}
+
+TEST(PressurePoisson, KokkosCGGivesPetscSolutionsAndIterationCounts) {
+  // The same method and convergence test: from a zero guess and from the previous solution (the
+  // projection method's guess), every boundary set-up, the two CGs agree to the solve tolerance
+  // and take the same number of iterations (one more or less where round-off lands a residual
+  // on the other side of the tolerance).
+  const auto& comm = world();
+  for (const Problem& pb : {walls_2d(), periodic_2d(), outflow_2d(), mixed_3d()}) {
+    const long n = pb.dim == 2 ? 48 : 16;
+    const Domain d(comm, spec_for(pb, n));
+    std::vector<std::vector<double>> solutions;
+    std::vector<std::array<int, 2>> iterations;
+    std::string method;
+    for (const PressureKrylov krylov : {PressureKrylov::Petsc, PressureKrylov::Kokkos}) {
+      PoissonSpec spec;
+      spec.faces = pb.faces;
+      spec.krylov = krylov;
+      PressurePoisson poisson(d, spec);
+      method = poisson.method();
+      Field rhs(d, Location::Cell, 1, "rhs"), p(d, Location::Cell, 1, "p");
+      set(rhs, pb.laplacian);
+      const int first = poisson.solve(rhs, p).iterations;
+      axpy(0.01, rhs, rhs); // a nearby right-hand side, solved from the previous solution
+      const int second = poisson.solve(rhs, p).iterations;
+      iterations.push_back({first, second});
+      solutions.push_back(gather_to_root(comm, p));
+    }
+    EXPECT_EQ(method.rfind("kokkos cg + geometric multigrid", 0), 0u) << method;
+    for (int s = 0; s < 2; ++s)
+      EXPECT_LE(std::abs(iterations[0][s] - iterations[1][s]), 1)
+          << pb.name << " solve " << s << ": PETSc " << iterations[0][s] << ", Kokkos "
+          << iterations[1][s];
+    if (comm.is_root()) {
+      double scale_p = 0, diff = 0;
+      for (std::size_t q = 0; q < solutions[0].size(); ++q) {
+        scale_p = std::max(scale_p, std::abs(solutions[0][q]));
+        diff = std::max(diff, std::abs(solutions[0][q] - solutions[1][q]));
+      }
+      EXPECT_LE(diff, 1e-8 * scale_p) << pb.name;
+      std::printf("%-26s PETSc CG %d then %d iterations, Kokkos CG %d then %d; max difference "
+                  "%.2e (scale %.2e)\n",
+                  pb.name.c_str(), iterations[0][0], iterations[0][1], iterations[1][0],
+                  iterations[1][1], diff, scale_p);
+    }
+  }
+}
+
+TEST(PressurePoisson, KokkosCGRefusesWhatItCannotHonour) {
+  const Domain d(world(), spec_for(walls_2d(), 16));
+  PoissonSpec spec;
+  spec.krylov = PressureKrylov::Kokkos;
+  spec.preconditioner = PressurePreconditioner::Hypre;
+  spec.prefix = "kokkos_hypre_";
   try {
-    poisson.solve(rhs, p);
+    PressurePoisson poisson(d, spec);
     FAIL() << "no error";
-  } catch (const CollectiveError& e) {
-    EXPECT_NE(std::string(e.what()).find("did not converge"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("pressure.petsc_options"), std::string::npos);
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("pressure.krylov = kokkos needs the geometric multigrid"),
+              std::string::npos)
+        << e.what();
+  }
+  spec.preconditioner = PressurePreconditioner::Auto;
+  spec.options = "-ksp_monitor";
+  spec.prefix = "kokkos_options_";
+  try {
+    PressurePoisson poisson(d, spec);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("pressure.krylov = kokkos solves without PETSc"),
+              std::string::npos)
+        << e.what();
   }
 }
 

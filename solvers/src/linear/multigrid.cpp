@@ -302,7 +302,11 @@ std::string direct_solve_fits(const std::array<long, 3>& cells, const std::array
 } // namespace
 
 MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& ranks,
-                             const MultigridSpec& spec) {
+                             const MultigridSpec& given) {
+  MultigridSpec spec = given;
+  if (spec.device_coarsest)
+    spec.max_coarsest_cells =
+        std::min(spec.max_coarsest_cells, MultigridSpec::kMaxDenseCoarsestCells);
   MultigridPlan plan;
   const int dim = grid.dim;
   std::array<long, 3> cells = grid.cells;
@@ -664,33 +668,39 @@ void GeometricMultigrid::setup_coarsest() {
         m_direct->add(row, row, grounded ? 1.0 : diag);
       }
   m_direct->factor();
+  m_coarsest_b.assign(static_cast<std::size_t>(n), 0.0);
+  m_coarsest_x.assign(static_cast<std::size_t>(n), 0.0);
+  if (!m_spec.device_coarsest)
+    return;
+  // The solve is linear in b: its matrix, column m the solution for the unit vector e_m.
+  m_dense_inverse = decltype(m_dense_inverse)("mg::coarsest_inverse", n, n);
+  auto host = Kokkos::create_mirror_view(m_dense_inverse);
+  for (long m = 0; m < n; ++m) {
+    std::fill(m_coarsest_b.begin(), m_coarsest_b.end(), 0.0);
+    m_coarsest_b[static_cast<std::size_t>(m)] = 1.0;
+    solve_coarsest_host(m_coarsest_b, m_coarsest_x);
+    for (long c = 0; c < n; ++c)
+      host(c, m) = m_coarsest_x[static_cast<std::size_t>(c)];
+  }
+  Kokkos::deep_copy(m_dense_inverse, host);
 }
 
-void GeometricMultigrid::solve_coarsest(Level& level) {
-  const auto& b = level.b_host;
-  Kokkos::deep_copy(b, level.b.view());
-  const IndexSpace& own = level.b.owned();
+void GeometricMultigrid::solve_coarsest_host(std::vector<double>& b, std::vector<double>& x) {
   const bool weighted = !m_direct_volume.empty(); // cells of varying widths
-  std::size_t cell = 0;
+  const std::size_t cells = b.size();
   double mean = 0.0, volume = 0.0;
-  for (long k = own.begin[2]; k < own.end[2]; ++k)
-    for (long j = own.begin[1]; j < own.end[1]; ++j)
-      for (long i = own.begin[0]; i < own.end[0]; ++i, ++cell) {
-        const double v = weighted ? m_direct_volume[cell] : 1.0;
-        m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] =
-            weighted ? v * b(i, j, k) : b(i, j, k);
-        mean += weighted ? v * b(i, j, k) : b(i, j, k);
-        volume += v;
-      }
-  mean /= weighted ? volume : double(cell);
+  for (std::size_t cell = 0; cell < cells; ++cell) {
+    const double v = weighted ? m_direct_volume[cell] : 1.0;
+    m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] = weighted ? v * b[cell] : b[cell];
+    mean += weighted ? v * b[cell] : b[cell];
+    volume += v;
+  }
+  mean /= weighted ? volume : double(cells);
   if (m_singular) { // a consistent right-hand side, and the grounded cell's equation dropped
     if (weighted) {
-      cell = 0;
-      for (long k = own.begin[2]; k < own.end[2]; ++k)
-        for (long j = own.begin[1]; j < own.end[1]; ++j)
-          for (long i = own.begin[0]; i < own.end[0]; ++i, ++cell)
-            m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] -=
-                m_direct_volume[cell] * mean;
+      for (std::size_t cell = 0; cell < cells; ++cell)
+        m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] -=
+            m_direct_volume[cell] * mean;
     } else {
       for (double& v : m_direct_rhs)
         v -= mean;
@@ -701,13 +711,55 @@ void GeometricMultigrid::solve_coarsest(Level& level) {
   double x_mean = 0.0;
   for (double v : m_direct_rhs)
     x_mean += v;
-  x_mean = m_singular ? x_mean / double(cell) : 0.0;
+  x_mean = m_singular ? x_mean / double(cells) : 0.0;
+  for (std::size_t cell = 0; cell < cells; ++cell)
+    x[cell] = m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] - x_mean;
+}
+
+namespace {
+
+/// x(c) = sum over m of S(c, m) b(m) over the owned box, cells numbered x fastest.
+void apply_dense(const Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace>& S, const Field& b,
+                 Field& x) {
+  const IndexSpace own = x.owned();
+  const long nx = own.end[0] - own.begin[0], ny = own.end[1] - own.begin[1];
+  const long n = static_cast<long>(S.extent(1));
+  const FieldView bv = b.view(), xv = x.view();
+  const long i0 = own.begin[0], j0 = own.begin[1], k0 = own.begin[2];
+  for_each(
+      "mg::coarsest_dense", own, KOKKOS_LAMBDA(long i, long j, long k) {
+        const long c = (i - i0) + nx * ((j - j0) + ny * (k - k0));
+        double sum = 0.0;
+        for (long m = 0; m < n; ++m) {
+          const long mi = m % nx, mj = (m / nx) % ny, mk = m / (nx * ny);
+          sum += S(c, m) * bv(i0 + mi, j0 + mj, k0 + mk);
+        }
+        xv(i, j, k) = sum;
+      });
+}
+
+} // namespace
+
+void GeometricMultigrid::solve_coarsest(Level& level) {
+  if (m_dense_inverse.extent(0) > 0) {
+    apply_dense(m_dense_inverse, level.b, level.x);
+    return;
+  }
+  const auto& b = level.b_host;
+  Kokkos::deep_copy(b, level.b.view());
+  const IndexSpace& own = level.b.owned();
+  std::size_t cell = 0;
+  for (long k = own.begin[2]; k < own.end[2]; ++k)
+    for (long j = own.begin[1]; j < own.end[1]; ++j)
+      for (long i = own.begin[0]; i < own.end[0]; ++i, ++cell)
+        m_coarsest_b[cell] = b(i, j, k);
+  solve_coarsest_host(m_coarsest_b, m_coarsest_x);
   const auto& x = level.x_host;
   cell = 0;
   for (long k = own.begin[2]; k < own.end[2]; ++k)
     for (long j = own.begin[1]; j < own.end[1]; ++j)
       for (long i = own.begin[0]; i < own.end[0]; ++i, ++cell)
-        x(i, j, k) = m_direct_rhs[static_cast<std::size_t>(m_direct_index[cell])] - x_mean;
+        x(i, j, k) = m_coarsest_x[cell];
   Kokkos::deep_copy(level.x.view(), x);
 }
 

@@ -29,6 +29,16 @@ std::string with_prefix(const std::string& options, const std::string& prefix) {
   return out;
 }
 
+/// dst := scale * src over dst's owned cells (fields of one domain with the same owned box).
+void scaled_copy(const Field& src, double scale, Field& dst) {
+  require(src.owned().begin == dst.owned().begin && src.owned().end == dst.owned().end,
+          "pressure: fields with different owned boxes");
+  const FieldView s = src.view(), d = dst.view();
+  for_each(
+      "pressure::scaled_copy", dst.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { d(i, j, k) = scale * s(i, j, k); });
+}
+
 } // namespace
 
 PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
@@ -140,6 +150,40 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
     throw ConfigError("pressure.petsc_options = '" + spec.options + "' was refused by PETSc: " +
                       e.what() + ". Check each option's name and value, or remove it.");
   }
+  setup_krylov();
+}
+
+bool PressurePoisson::kokkos_krylov_wanted() const {
+  using K = PressureKrylov;
+  const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+  return m_spec.krylov == K::Kokkos ||
+         (m_spec.krylov == K::Auto && !host && m_spec.options.empty() &&
+          m_spec.preconditioner != PressurePreconditioner::Hypre &&
+          m_spec.preconditioner != PressurePreconditioner::Gamg);
+}
+
+void PressurePoisson::setup_krylov() {
+  if (!kokkos_krylov_wanted())
+    return;
+  if (m_spec.krylov == PressureKrylov::Auto && !m_multigrid)
+    return; // no hierarchy on this grid: PETSc's CG with algebraic multigrid
+  if (!m_multigrid)
+    throw ConfigError(
+        "pressure.krylov = kokkos needs the geometric multigrid as preconditioner, "
+        "but " +
+        (m_multigrid_unavailable.empty()
+             ? std::string("pressure.preconditioner names another")
+             : "this grid does not allow a hierarchy (" + m_multigrid_unavailable + ")") +
+        ". Set pressure.krylov = petsc (or auto).");
+  if (!m_spec.options.empty())
+    throw ConfigError("pressure.petsc_options = '" + m_spec.options +
+                      "' are PETSc's, but pressure.krylov = kokkos solves without PETSc. Remove "
+                      "the options or set pressure.krylov = petsc.");
+  m_field_b = Field(m_multigrid->input().layout(), "pressure::cg_b");
+  m_field_x = Field(m_multigrid->input().layout(), "pressure::cg_x");
+  const double cells = double(m_domain.global_cells(0)) * double(m_domain.global_cells(1)) *
+                       double(m_domain.global_cells(2));
+  m_field_cg = std::make_unique<FieldCG>(m_domain.comm(), m_field_b, cells);
 }
 
 void PressurePoisson::check_options_used() {
@@ -161,6 +205,7 @@ void PressurePoisson::setup_preconditioner(PC pc) {
   if (m_spec.preconditioner == P::Auto || m_spec.preconditioner == P::Multigrid) {
     MultigridSpec mg;
     mg.faces = m_spec.faces;
+    mg.device_coarsest = kokkos_krylov_wanted(); // the whole V-cycle on the fields' memory
     const MultigridPlan plan = plan_multigrid(m_domain, mg);
     if (plan.unavailable.empty()) {
       m_multigrid = std::make_unique<GeometricMultigrid>(m_domain, mg);
@@ -170,6 +215,7 @@ void PressurePoisson::setup_preconditioner(PC pc) {
       check_petsc(PCShellSetName(pc, "geometric multigrid"), "PCShellSetName");
       return;
     }
+    m_multigrid_unavailable = plan.unavailable;
     if (m_spec.preconditioner == P::Multigrid)
       throw ConfigError("pressure.preconditioner = multigrid: " + plan.unavailable +
                         ". Or set pressure.preconditioner = auto to fall back to algebraic "
@@ -244,6 +290,12 @@ void PressurePoisson::exchange(const Field& f, Vec v, double scale, bool into_ve
 }
 
 SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
+  if (m_field_cg)
+    return solve_kokkos(rhs, p);
+  return solve_petsc(rhs, p);
+}
+
+SolveStats PressurePoisson::solve_petsc(const Field& rhs, Field& p) {
   exchange(rhs, m_b, -1.0, true); // (-L) p = -rhs
   exchange(p, m_x, 1.0, true);    // the previous pressure is the initial guess
   if (m_null) {
@@ -279,11 +331,7 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
     throw CollectiveError("the right-hand side of the pressure Poisson equation is not finite: "
                           "the velocity had already diverged before this solve");
   if (reason < 0)
-    throw CollectiveError(
-        std::string("the pressure Poisson solve did not converge (") + KSPConvergedReasons[reason] +
-        ") after " + std::to_string(stats.iterations) + " iterations, residual " +
-        format("%.3e", stats.residual) + ". Loosen pressure.rtol, raise pressure.max_iterations, " +
-        "or choose another preconditioner in pressure.petsc_options (e.g. '-pc_type hypre').");
+    throw_not_converged(KSPConvergedReasons[reason], stats);
   if (m_null)
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
   exchange(p, m_x, 1.0, false);
@@ -293,7 +341,62 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
   return stats;
 }
 
+void PressurePoisson::throw_not_converged(const std::string& reason,
+                                          const SolveStats& stats) const {
+  throw CollectiveError(
+      "the pressure Poisson solve did not converge (" + reason + ") after " +
+      std::to_string(stats.iterations) + " iterations, residual " + format("%.3e", stats.residual) +
+      ". Loosen pressure.rtol, raise pressure.max_iterations, " +
+      (m_field_cg ? std::string("or set pressure.krylov = petsc to solve with PETSc's CG.")
+                  : std::string("or choose another preconditioner in pressure.petsc_options "
+                                "(e.g. '-pc_type hypre').")));
+}
+
+SolveStats PressurePoisson::solve_kokkos(const Field& rhs, Field& p) {
+  // (-L) x = -rhs on the multigrid's layout; the previous pressure is the initial guess.
+  scaled_copy(rhs, -1.0, m_field_b);
+  scaled_copy(p, 1.0, m_field_x);
+  FieldCGSettings settings;
+  settings.rtol = m_spec.rtol;
+  settings.atol = m_spec.atol;
+  settings.max_iterations = m_spec.max_iterations;
+  settings.singular = singular();
+  GeometricMultigrid& mg = *m_multigrid;
+  const FieldCG::Apply A = [&mg](Field& in, Field& out) {
+    mg.apply_operator(in, out);
+  };
+  const FieldCG::Apply B = [&mg](Field& in, Field& out) {
+    copy(in, mg.input());
+    mg.apply_in_place();
+    copy(mg.output(), out);
+  };
+  if (settings.singular) { // as MatNullSpaceRemove does for the PETSc solve
+    m_field_cg->remove_mean(m_field_b);
+    m_field_cg->remove_mean(m_field_x);
+  }
+  FieldCGResult result = m_field_cg->solve(A, B, m_field_b, m_field_x, settings);
+  if (result.reason == FieldCGReason::Diverged && result.iterations == 0) {
+    // As in solve_petsc: a right-hand side that has all but vanished; zero is the better guess.
+    fill_value(m_field_x, m_field_x.owned(), 0.0);
+    result = m_field_cg->solve(A, B, m_field_b, m_field_x, settings);
+  }
+  SolveStats stats;
+  stats.iterations = result.iterations;
+  stats.residual = result.residual;
+  if (result.reason == FieldCGReason::NotFinite && result.iterations == 0)
+    throw CollectiveError("the right-hand side of the pressure Poisson equation is not finite: "
+                          "the velocity had already diverged before this solve");
+  if (!result.converged())
+    throw_not_converged(describe(result.reason), stats);
+  if (settings.singular)
+    m_field_cg->remove_mean(m_field_x);
+  scaled_copy(m_field_x, 1.0, p);
+  return stats;
+}
+
 std::string PressurePoisson::method() const {
+  if (m_field_cg)
+    return "kokkos cg + geometric multigrid (" + m_multigrid->plan().describe() + ")";
   KSPType ksp_type = nullptr;
   PCType pc_type = nullptr;
   PC pc = nullptr;

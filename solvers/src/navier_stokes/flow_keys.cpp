@@ -45,6 +45,11 @@ void declare_flow_keys(ConfigSchema& s) {
         "preconditioner of the pressure CG: multigrid (our geometric multigrid), hypre "
         "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre)")
       .one_of({"auto", "multigrid", "hypre", "gamg"});
+  s.add("pressure.krylov", ValueType::Choice, "auto",
+        "the pressure CG: petsc (PETSc's KSPCG on host vectors, any preconditioner), kokkos "
+        "(our CG on the fields' own memory with the geometric multigrid: nothing crosses to the "
+        "host), or auto (petsc on CPUs, kokkos on GPUs)")
+      .one_of({"auto", "petsc", "kokkos"});
   s.add("pressure.petsc_options", ValueType::String, "",
         "PETSc options for the pressure solver, without prefix (e.g. '-pc_type hypre')");
 }
@@ -72,6 +77,10 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
                                      : pc == "hypre"   ? P::Hypre
                                      : pc == "gamg"    ? P::Gamg
                                                        : P::Auto;
+    const std::string krylov = cfg.get_string("pressure.krylov");
+    params.pressure.krylov = krylov == "petsc"    ? linear::PressureKrylov::Petsc
+                             : krylov == "kokkos" ? linear::PressureKrylov::Kokkos
+                                                  : linear::PressureKrylov::Auto;
   }
   return params;
 }

@@ -26,7 +26,10 @@
 ///   on the rank of its first child (each rank's box halved, rounded up), so any split (uneven,
 ///   odd counts) coarsens where it is; a rank whose coarse box would be narrower than 2 cells
 ///   goes onto fewer ranks first. The coarsest grid lives on one rank and is
-///   solved exactly by a banded Cholesky factorisation (one cell grounded when -L is singular). The
+///   solved exactly by a banded Cholesky factorisation (one cell grounded when -L is singular),
+///   on the host; or, with MultigridSpec::device_coarsest, by that solve's matrix (its columns
+///   are the solutions for unit right-hand sides) applied in a kernel on the fields' memory, so
+///   that a V-cycle on one rank sends nothing to the host. The
 ///   grid sequence, smoothing order and transfers do not depend on the rank count, so the
 ///   preconditioner is the same operator on any number of ranks, to round-off.
 
@@ -54,6 +57,10 @@ struct MultigridSpec {
   /// than this; a smaller grid that cannot be halved evenly is the coarsest, solved directly.
   long max_coarsest_cells = 8192;
   long max_direct_entries = 1L << 22; ///< largest band storage (doubles) of the coarsest solve
+  /// Solve the coarsest grid in a kernel with its dense inverse (on a GPU: no copies to the
+  /// host); the coarsest grid then has at most kMaxDenseCoarsestCells cells.
+  bool device_coarsest = false;
+  static constexpr long kMaxDenseCoarsestCells = 1024;
 };
 
 /// The grids of a hierarchy and the ranks they live on, decided before anything is allocated.
@@ -148,6 +155,8 @@ class GeometricMultigrid {
   void disperse(int l);
   void solve_coarsest(Level& level);
   void setup_coarsest();
+  /// The host solve of the coarsest grid: b and x hold its cells with x fastest.
+  void solve_coarsest_host(std::vector<double>& b, std::vector<double>& x);
   void remove_mean(Field& f);
   /// Halo ghosts, then boundary ghosts: mirror at Neumann faces, negated at Dirichlet faces.
   void fill_ghosts(Level& level, Field& f);
@@ -160,6 +169,10 @@ class GeometricMultigrid {
   std::vector<long> m_direct_index; ///< band ordering of each cell of the coarsest grid
   std::vector<double> m_direct_rhs;
   std::vector<double> m_direct_volume; ///< per cell, where the coarsest cells' widths vary
+  std::vector<double> m_coarsest_b, m_coarsest_x; ///< cell-ordered host buffers
+  /// device_coarsest: the coarsest solve as a matrix, x(c) = sum over m of S(c, m) b(m), cells
+  /// numbered x fastest over the owned box.
+  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> m_dense_inverse;
   double m_coarse_seconds = 0;
 };
 

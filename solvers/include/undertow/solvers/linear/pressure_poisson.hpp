@@ -14,7 +14,14 @@
 /// allows a hierarchy, else hypre BoomerAMG (GAMG where PETSc has no hypre). Any PETSc option can
 /// be set from the case file (e.g. '-pc_type hypre' replaces the multigrid); they are given
 /// without prefix and applied under this solver's prefix.
+///
+/// Two implementations of the CG (PressureKrylov): PETSc's KSPCG on host vectors, the reference,
+/// whose every iteration copies the field to the host and back when the kernels run on a device;
+/// and our FieldCG (field_cg.hpp) on the Kokkos views with the multigrid's own stencil, the same
+/// method and convergence test, through which nothing but scalars crosses to the host. The
+/// default picks PETSc where the kernels' memory is the host's, FieldCG elsewhere (a GPU).
 
+#include "undertow/solvers/linear/field_cg.hpp"
 #include "undertow/solvers/linear/multigrid.hpp"
 #include "undertow/solvers/linear/petsc_options.hpp"
 
@@ -35,12 +42,20 @@ enum class PressurePreconditioner {
   Gamg       ///< PETSc's smoothed-aggregation AMG
 };
 
+/// Which CG runs the pressure solve.
+enum class PressureKrylov {
+  Auto,  ///< PETSc where the kernels' memory space is the host's, else Kokkos
+  Petsc, ///< PETSc's KSPCG on host vectors (any preconditioner, any PETSc option)
+  Kokkos ///< FieldCG on the fields' own memory, preconditioned by the geometric multigrid
+};
+
 struct PoissonSpec {
   /// Per face: x-, x+, y-, y+, z-, z+. Ignored on periodic axes.
   PressureFaces faces{PressureBoundary::Neumann, PressureBoundary::Neumann,
                       PressureBoundary::Neumann, PressureBoundary::Neumann,
                       PressureBoundary::Neumann, PressureBoundary::Neumann};
   PressurePreconditioner preconditioner = PressurePreconditioner::Auto;
+  PressureKrylov krylov = PressureKrylov::Auto;
   double rtol = 1e-10; ///< relative residual reduction
   double atol = 1e-50; ///< absolute residual tolerance
   int max_iterations = 1000;
@@ -55,8 +70,10 @@ struct SolveStats {
 
 class PressurePoisson {
  public:
-  /// Creates the DMDA, assembles -L, sets up the KSP. Throws ConfigError naming
-  /// pressure.petsc_options if PETSc refuses them. Collective over the domain's communicator.
+  /// Creates the DMDA, assembles -L, sets up the KSP (and the FieldCG where it is chosen).
+  /// Throws ConfigError naming pressure.petsc_options if PETSc refuses them, and naming
+  /// pressure.krylov if the Kokkos CG is asked for with another preconditioner than the
+  /// multigrid or with PETSc options. Collective over the domain's communicator.
   PressurePoisson(const Domain& domain, const PoissonSpec& spec);
   ~PressurePoisson();
   PressurePoisson(const PressurePoisson&) = delete;
@@ -73,7 +90,8 @@ class PressurePoisson {
 
   /// True if the operator has the constants as null space (no Dirichlet face).
   bool singular() const { return static_cast<bool>(m_null); }
-  /// "cg + hypre": the Krylov method and preconditioner in use, after options. Not collective.
+  /// "cg + hypre" or "kokkos cg + geometric multigrid (...)": the Krylov method and
+  /// preconditioner in use, after options. Not collective.
   std::string method() const;
   /// The geometric multigrid preconditioner, or null if another one is in use.
   const GeometricMultigrid* multigrid() const { return m_multigrid.get(); }
@@ -89,6 +107,15 @@ class PressurePoisson {
   void setup_preconditioner(PC pc);
   /// PCSHELL callback: z = one multigrid V-cycle applied to r.
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
+  /// Whether spec.krylov (or Auto on a device, where nothing asks for PETSc) chooses the
+  /// FieldCG; and its set-up, after the preconditioner's.
+  bool kokkos_krylov_wanted() const;
+  void setup_krylov();
+  /// solve() with PETSc's KSP, or with the FieldCG on the fields' memory.
+  SolveStats solve_petsc(const Field& rhs, Field& p);
+  SolveStats solve_kokkos(const Field& rhs, Field& p);
+  /// Throws the error of a solve that did not converge (reason, iterations, residual).
+  [[noreturn]] void throw_not_converged(const std::string& reason, const SolveStats& stats) const;
 
   const Domain& m_domain;
   PoissonSpec m_spec;
@@ -100,7 +127,10 @@ class PressurePoisson {
   PetscHandle<MatNullSpace, MatNullSpaceDestroy> m_null;
   HostView m_host; ///< reused host buffer on device memory spaces
   std::unique_ptr<GeometricMultigrid> m_multigrid;
-  std::string m_pc_failure; ///< what went wrong inside the PCSHELL callback
+  std::string m_multigrid_unavailable; ///< why the grid allows no hierarchy, if it does not
+  std::unique_ptr<FieldCG> m_field_cg; ///< the Kokkos CG, where it is chosen
+  Field m_field_b, m_field_x;          ///< its right-hand side and unknown, laid out as the MG's
+  std::string m_pc_failure;            ///< what went wrong inside the PCSHELL callback
   bool m_options_checked = false;
   /// Throws ConfigError naming the options of pressure.petsc_options that nothing read.
   /// Collective in effect (every rank has the same options).
