@@ -10,6 +10,8 @@
 #   bench  bench_navier_stokes, bench_pressure_poisson, bench_gradient at 1 rank; the GPU's
 #          figures against the CPU's in docs/performance.md
 #   ns     bench_navier_stokes alone
+#   solve  bench_pressure_poisson (multigrid only: PETSc's CG against the Kokkos CG) and
+#          bench_gradient
 #   unit   ctest -L unit (one-rank tests), several at a time on the one GPU
 #   mpi    ctest -L mpi: the solvers' and adjoints' test binaries at 1, 2 and 4 ranks
 #   rest   every other test (command line, files, jobs) until the budget runs out; ParaView,
@@ -129,6 +131,10 @@ for stage in $stages; do
   bench)
     run_bench bench_navier_stokes 120 "$build/bin/bench_navier_stokes" 10
     run_bench bench_pressure_poisson 60 "$build/bin/bench_pressure_poisson" 1
+    run_bench bench_gradient 90 "$build/bin/bench_gradient" 100 3
+    ;;
+  solve)
+    run_bench bench_pressure_poisson 90 "$build/bin/bench_pressure_poisson" 1 mg
     run_bench bench_gradient 90 "$build/bin/bench_gradient" 100 3
     ;;
   unit) run_ctest unit -L unit -j 8 ;;
