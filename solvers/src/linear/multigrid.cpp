@@ -674,6 +674,8 @@ void GeometricMultigrid::setup_coarsest() {
     return;
   // The solve is linear in b: its matrix, column m the solution for the unit vector e_m.
   m_dense_inverse = decltype(m_dense_inverse)("mg::coarsest_inverse", n, n);
+  m_dense_b = Kokkos::View<double*, MemorySpace>("mg::coarsest_b", n);
+  m_dense_x = Kokkos::View<double*, MemorySpace>("mg::coarsest_x", n);
   auto host = Kokkos::create_mirror_view(m_dense_inverse);
   for (long m = 0; m < n; ++m) {
     std::fill(m_coarsest_b.begin(), m_coarsest_b.end(), 0.0);
@@ -718,23 +720,31 @@ void GeometricMultigrid::solve_coarsest_host(std::vector<double>& b, std::vector
 
 namespace {
 
-/// x(c) = sum over m of S(c, m) b(m) over the owned box, cells numbered x fastest.
+/// x(c) = sum over m of S(c, m) b(m) over the owned box, cells numbered x fastest: b is packed
+/// into `packed_b`, the product is a plain matrix-vector product into `packed_x`, which is
+/// unpacked into x.
 void apply_dense(const Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace>& S, const Field& b,
-                 Field& x) {
+                 const Kokkos::View<double*, MemorySpace>& packed_b,
+                 const Kokkos::View<double*, MemorySpace>& packed_x, Field& x) {
   const IndexSpace own = x.owned();
   const long nx = own.end[0] - own.begin[0], ny = own.end[1] - own.begin[1];
   const long n = static_cast<long>(S.extent(1));
   const FieldView bv = b.view(), xv = x.view();
   const long i0 = own.begin[0], j0 = own.begin[1], k0 = own.begin[2];
   for_each(
-      "mg::coarsest_dense", own, KOKKOS_LAMBDA(long i, long j, long k) {
-        const long c = (i - i0) + nx * ((j - j0) + ny * (k - k0));
+      "mg::coarsest_pack", own, KOKKOS_LAMBDA(long i, long j, long k) {
+        packed_b((i - i0) + nx * ((j - j0) + ny * (k - k0))) = bv(i, j, k);
+      });
+  Kokkos::parallel_for(
+      "mg::coarsest_dense", Kokkos::RangePolicy<ExecutionSpace>(0, n), KOKKOS_LAMBDA(long c) {
         double sum = 0.0;
-        for (long m = 0; m < n; ++m) {
-          const long mi = m % nx, mj = (m / nx) % ny, mk = m / (nx * ny);
-          sum += S(c, m) * bv(i0 + mi, j0 + mj, k0 + mk);
-        }
-        xv(i, j, k) = sum;
+        for (long m = 0; m < n; ++m)
+          sum += S(c, m) * packed_b(m);
+        packed_x(c) = sum;
+      });
+  for_each(
+      "mg::coarsest_unpack", own, KOKKOS_LAMBDA(long i, long j, long k) {
+        xv(i, j, k) = packed_x((i - i0) + nx * ((j - j0) + ny * (k - k0)));
       });
 }
 
@@ -742,7 +752,7 @@ void apply_dense(const Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace>&
 
 void GeometricMultigrid::solve_coarsest(Level& level) {
   if (m_dense_inverse.extent(0) > 0) {
-    apply_dense(m_dense_inverse, level.b, level.x);
+    apply_dense(m_dense_inverse, level.b, m_dense_b, m_dense_x, level.x);
     return;
   }
   const auto& b = level.b_host;

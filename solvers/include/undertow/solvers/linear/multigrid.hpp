@@ -173,6 +173,7 @@ class GeometricMultigrid {
   /// device_coarsest: the coarsest solve as a matrix, x(c) = sum over m of S(c, m) b(m), cells
   /// numbered x fastest over the owned box.
   Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> m_dense_inverse;
+  Kokkos::View<double*, MemorySpace> m_dense_b, m_dense_x; ///< its packed input and output
   double m_coarse_seconds = 0;
 };
 
