@@ -18,6 +18,7 @@ namespace jobs {
 
 using navier_stokes::NavierStokes;
 using navier_stokes::NavierStokesParams;
+using navier_stokes::TimeScheme;
 
 ForceReport::ForceReport(const Config& cfg, const Domain& domain,
                          const NavierStokesParams& params) {
@@ -84,6 +85,21 @@ void DivergenceGuard::require_bounded(const Simulation& sim) {
   const bool finite = !has_nonfinite(m_ns) && std::isfinite(largest);
   if (finite && largest <= 1e3 * m_scale) {
     m_last_courant = courant(m_ns, sim.dt());
+    // RK3-CN's implicit viscous terms keep an unstable run bounded: its explicit advection
+    // (linear stability limit sqrt 3) is caught by the Courant number instead.
+    const double limit = std::sqrt(3.0);
+    if (m_ns.params().scheme == TimeScheme::Rk3CrankNicolson &&
+        m_last_courant > kUnstableCourantRatio * limit)
+      throw CollectiveError(
+          "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +
+          format(" (t = %.6e, dt = %.3e): the Courant number is %.3f, ", m_ns.time(), sim.dt(),
+                 m_last_courant) +
+          format("%.1f times the linear stability limit %.3f of the advection, which ",
+                 m_last_courant / limit, limit) +
+          "time.scheme = imex takes explicitly (RK3); its implicit viscous terms keep the "
+          "velocity bounded, but the flow is wrong. Reduce time.cfl or time.dt, or refine the "
+          "grid (domain.cells)." +
+          save_last_good());
     return;
   }
   throw CollectiveError(

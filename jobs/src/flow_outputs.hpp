@@ -69,6 +69,9 @@ struct FlowOutputKinds {
 class DivergenceGuard {
  public:
   static constexpr long kEvery = 10; ///< steps between checks (besides output steps)
+  /// time.scheme = imex: a Courant number beyond this many times the advective limit sqrt 3 is
+  /// a diverged run (its velocity stays bounded, so the velocity test does not see it).
+  static constexpr double kUnstableCourantRatio = 2.0;
 
   /// Collective (reductions of the initial field).
   DivergenceGuard(navier_stokes::NavierStokes& ns, std::string output_dir, double steady_tolerance,

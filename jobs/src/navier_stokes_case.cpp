@@ -35,6 +35,7 @@ namespace {
 
 using navier_stokes::NavierStokes;
 using navier_stokes::NavierStokesParams;
+using navier_stokes::TimeScheme;
 using navier_stokes::VelocityFunction;
 
 void declare_keys(ConfigSchema& s) {
@@ -234,10 +235,12 @@ Clock flow_clock(const RunContext& ctx, const NavierStokes& ns) {
   const double limit =
       std::min(ns.stable_dt(1.0), advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL);
   if (clock.fixed_dt > 0 && clock.fixed_dt > limit)
-    ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of "
-                        "SSP-RK3 for the initial field and the boundary velocities; expect the "
-                        "run to diverge",
-                        clock.fixed_dt, limit));
+    ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of ",
+                        clock.fixed_dt, limit) +
+                 (ns.params().scheme == TimeScheme::Rk3CrankNicolson
+                      ? std::string("the explicit (RK3) advection of time.scheme = imex")
+                      : std::string("SSP-RK3")) +
+                 " for the initial field and the boundary velocities; expect the run to diverge");
   return clock;
 }
 
