@@ -60,23 +60,23 @@ FieldCGResult FieldCG::solve(const Apply& A, const Apply& B, const Field& b, Fie
   if (reference == 0.0)
     reference = result.residual;
   const double tolerance = std::max(s.rtol * reference, s.atol);
-  if (!std::isfinite(result.residual)) {
-    result.reason = FieldCGReason::NotFinite;
-    return result;
-  }
-  if (result.residual <= tolerance) {
-    result.reason = FieldCGReason::Converged;
-    return result;
-  }
-  if (result.residual >= s.dtol * reference) {
-    result.reason = FieldCGReason::Diverged;
-    return result;
-  }
+  // PETSc's order of tests, at the start and after each iteration: true if the solve ends.
+  const auto ends = [&](double z_dot_r) {
+    if (!std::isfinite(result.residual))
+      result.reason = FieldCGReason::NotFinite;
+    else if (result.residual <= tolerance)
+      result.reason = FieldCGReason::Converged;
+    else if (result.residual >= s.dtol * reference)
+      result.reason = FieldCGReason::Diverged;
+    else if (z_dot_r < 0.0)
+      result.reason = FieldCGReason::Indefinite;
+    else
+      return false;
+    return true;
+  };
   double beta = dot(m_z, m_r), beta_old = 0.0;
-  if (beta < 0.0) {
-    result.reason = FieldCGReason::Indefinite;
+  if (ends(beta))
     return result;
-  }
   while (result.iterations < s.max_iterations) {
     ++result.iterations;
     if (beta == 0.0) { // r is B-orthogonal to itself: converged (PETSc: atol)
@@ -100,22 +100,8 @@ FieldCGResult FieldCG::solve(const Apply& A, const Apply& B, const Field& b, Fie
     precondition(m_r, m_z);
     result.residual = std::sqrt(dot(m_z, m_z));
     beta = dot(m_z, m_r);
-    if (!std::isfinite(result.residual)) {
-      result.reason = FieldCGReason::NotFinite;
+    if (ends(beta))
       return result;
-    }
-    if (result.residual <= tolerance) {
-      result.reason = FieldCGReason::Converged;
-      return result;
-    }
-    if (result.residual >= s.dtol * reference) {
-      result.reason = FieldCGReason::Diverged;
-      return result;
-    }
-    if (beta < 0.0) {
-      result.reason = FieldCGReason::Indefinite;
-      return result;
-    }
   }
   result.reason = FieldCGReason::MaxIterations;
   return result;
