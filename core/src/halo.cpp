@@ -145,6 +145,33 @@ HaloPlan::HaloPlan(const Domain& domain, Location loc, int ghost)
   }
   m_send_host = Kokkos::create_mirror_view(m_send_buffer);
   m_recv_host = Kokkos::create_mirror_view(m_recv_buffer);
+  // Messages to this rank itself pair up by tag, as MPI would match them.
+  const int me = m_comm.rank();
+  for (const Message& r : m_recvs) {
+    if (r.peer != me) {
+      m_remote = true;
+      continue;
+    }
+    for (const Message& snd : m_sends)
+      if (snd.peer == me && snd.tag == r.tag) {
+        require(snd.box.size() == r.box.size(), "halo plan: a self message changes size");
+        m_self.push_back({snd.offset, r.offset, static_cast<std::size_t>(r.box.size())});
+      }
+  }
+  for (const Message& snd : m_sends)
+    m_remote = m_remote || snd.peer != me;
+}
+
+void HaloPlan::copy_self_messages(bool transpose) {
+  for (const SelfCopy& c : m_self) {
+    const Buffer from = transpose ? m_recv_buffer : m_send_buffer;
+    const Buffer to = transpose ? m_send_buffer : m_recv_buffer;
+    const std::size_t from_offset = transpose ? c.recv_offset : c.send_offset;
+    const std::size_t to_offset = transpose ? c.send_offset : c.recv_offset;
+    Kokkos::parallel_for(
+        "halo::self_message", Kokkos::RangePolicy<ExecutionSpace>(0, c.size),
+        KOKKOS_LAMBDA(std::size_t q) { to(to_offset + q) = from(from_offset + q); });
+  }
 }
 
 HaloPlan::~HaloPlan() {
@@ -171,15 +198,18 @@ std::vector<IndexSpace> HaloPlan::ghost_boxes() const {
 void HaloPlan::post(const std::vector<Message>& to_receive, HostBuffer& receive_buffer,
                     const std::vector<Message>& to_send, HostBuffer& send_buffer) {
   m_requests.assign(to_receive.size() + to_send.size(), MPI_REQUEST_NULL);
+  const int me = m_comm.rank();
   std::size_t r = 0;
   for (const auto& m : to_receive)
-    check_mpi(MPI_Irecv(receive_buffer.data() + m.offset, static_cast<int>(m.box.size()),
-                        MPI_DOUBLE, m.peer, m.tag, m_comm.raw(), &m_requests[r++]),
-              "MPI_Irecv");
+    if (m.peer != me) // messages to this rank itself are copied on the device
+      check_mpi(MPI_Irecv(receive_buffer.data() + m.offset, static_cast<int>(m.box.size()),
+                          MPI_DOUBLE, m.peer, m.tag, m_comm.raw(), &m_requests[r++]),
+                "MPI_Irecv");
   for (const auto& m : to_send)
-    check_mpi(MPI_Isend(send_buffer.data() + m.offset, static_cast<int>(m.box.size()), MPI_DOUBLE,
-                        m.peer, m.tag, m_comm.raw(), &m_requests[r++]),
-              "MPI_Isend");
+    if (m.peer != me)
+      check_mpi(MPI_Isend(send_buffer.data() + m.offset, static_cast<int>(m.box.size()), MPI_DOUBLE,
+                          m.peer, m.tag, m_comm.raw(), &m_requests[r++]),
+                "MPI_Isend");
 }
 
 void HaloPlan::wait() {
@@ -194,7 +224,7 @@ void HaloPlan::fill_begin(Field& field) {
   require(!m_fill_pending, "HaloPlan::fill_begin called twice without fill_end");
   for (const auto& m : m_sends)
     pack(field.view(), m.box, m_send_buffer, m.offset);
-  if (!m_sends.empty()) // on one rank without periodic axes there is nothing to move
+  if (m_remote) // messages to this rank itself stay on the device
     Kokkos::deep_copy(m_send_host, m_send_buffer);
   post(m_recvs, m_recv_host, m_sends, m_send_host);
   m_fill_pending = true;
@@ -205,8 +235,9 @@ void HaloPlan::fill_end(Field& field) {
   require(m_fill_pending, "HaloPlan::fill_end called without fill_begin");
   wait();
   m_fill_pending = false;
-  if (!m_recvs.empty())
+  if (m_remote)
     Kokkos::deep_copy(m_recv_buffer, m_recv_host);
+  copy_self_messages(false);
   for (const auto& m : m_recvs)
     unpack(field.view(), m.box, m_recv_buffer, m.offset, /*add=*/false);
 }
@@ -221,14 +252,15 @@ void HaloPlan::scatter_add(Field& field) {
   require(!m_fill_pending, "HaloPlan::scatter_add called while a fill is in flight");
   for (const auto& m : m_recvs)
     pack(field.view(), m.box, m_recv_buffer, m.offset);
-  if (!m_recvs.empty())
+  if (m_remote)
     Kokkos::deep_copy(m_recv_host, m_recv_buffer);
   for (const auto& m : m_recvs)
     fill_value(field, m.box, 0.0);
   post(m_sends, m_send_host, m_recvs, m_recv_host);
   wait();
-  if (!m_sends.empty())
+  if (m_remote)
     Kokkos::deep_copy(m_send_buffer, m_send_host);
+  copy_self_messages(true);
   // Fixed message order: the sum into each owned value is the same on every run.
   for (const auto& m : m_sends)
     unpack(field.view(), m.box, m_send_buffer, m.offset, /*add=*/true);

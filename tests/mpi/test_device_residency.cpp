@@ -1,5 +1,6 @@
 // Device residency of the time steps: with pressure.krylov = kokkos, the Navier-Stokes forward
-// step (both time schemes) and its adjoint step call no Kokkos::deep_copy between views, the
+// step (both time schemes, walls, inflow and outflow, periodic axes whose halo messages go to
+// the rank itself) and its adjoint step call no Kokkos::deep_copy between views, the
 // only way data moves between host and device memory in this code. The calls are counted with
 // Kokkos Tools' deep-copy callback, which fires on every backend: on the Serial build each call
 // a GPU build would make is seen here, with no GPU. Allowed are fills from a scalar (no host
@@ -82,6 +83,12 @@ DomainSpec box(int dim, std::array<long, 3> cells) {
   return s;
 }
 
+/// `s` with every axis periodic: halo messages to this rank itself on one rank.
+DomainSpec periodic(DomainSpec s) {
+  s.periodic = {true, true, true};
+  return s;
+}
+
 /// With the Kokkos CG: a channel (parabolic inflow, outflow) or a lid-driven cavity.
 NavierStokesParams flow(TimeScheme scheme, bool channel) {
   NavierStokesParams p;
@@ -109,7 +116,8 @@ TEST(DeviceResidency, StepsAndAdjointStepsCopyNothingToTheHost) {
   const std::vector<Run> runs{
       {"cavity, explicit", box(2, {32, 32, 1}), flow(TimeScheme::SspRk3, false)},
       {"cavity, imex", box(2, {32, 32, 1}), flow(TimeScheme::Rk3CrankNicolson, false)},
-      {"channel 3D, imex", box(3, {16, 8, 8}), flow(TimeScheme::Rk3CrankNicolson, true)}};
+      {"channel 3D, imex", box(3, {16, 8, 8}), flow(TimeScheme::Rk3CrankNicolson, true)},
+      {"periodic, explicit", periodic(box(2, {32, 16, 1})), flow(TimeScheme::SspRk3, false)}};
   DeepCopyRecorder recorder;
   for (const Run& run : runs) {
     const Domain d(comm, run.grid);

@@ -6,6 +6,10 @@
 /// value into the owned value it was copied from, then zeroes those ghosts. Adjoint code uses
 /// `scatter_add` wherever the forward code uses `fill`.
 ///
+/// A message a rank sends to itself (a periodic axis with one rank along it) does not go through
+/// MPI or host memory: its packed values are copied buffer to buffer on the device. Only messages
+/// to other ranks pass through host buffers (no CUDA-aware MPI is assumed).
+///
 /// Ghosts outside a non-periodic boundary are not halo ghosts: neither operation touches them
 /// (boundary conditions own them). As linear maps over all local values, including ghosts, fill
 /// is the identity on owned and boundary values and overwrites halo ghosts, and scatter_add is
@@ -50,7 +54,16 @@ class HaloPlan {
   using Buffer = Kokkos::View<double*, MemorySpace>;
   using HostBuffer = Buffer::HostMirror;
 
+  /// A message to this rank itself: the segment of the send buffer that fills a segment of the
+  /// receive buffer.
+  struct SelfCopy {
+    std::size_t send_offset = 0, recv_offset = 0, size = 0;
+  };
+
   void check_layout(const Field& field) const;
+  /// from[from_offset ...] copied into to[to_offset ...] for each self message (fill: send to
+  /// receive buffer; transpose: the reverse), on the device.
+  void copy_self_messages(bool transpose);
   void post(const std::vector<Message>& to_receive, HostBuffer& receive_buffer,
             const std::vector<Message>& to_send, HostBuffer& send_buffer);
   void wait();
@@ -59,6 +72,8 @@ class HaloPlan {
   FieldLayout m_layout;
   std::vector<Message> m_sends; ///< owned boxes other ranks need (fill direction)
   std::vector<Message> m_recvs; ///< halo ghost boxes (fill direction)
+  std::vector<SelfCopy> m_self; ///< the messages to this rank itself
+  bool m_remote = false;        ///< some message goes to another rank
   Buffer m_send_buffer, m_recv_buffer;
   HostBuffer m_send_host, m_recv_host;
   std::vector<MPI_Request> m_requests;
