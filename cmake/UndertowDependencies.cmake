@@ -13,6 +13,11 @@ if(Kokkos_VERSION VERSION_LESS 3.4)
 endif()
 include(UndertowKokkosRepair)
 undertow_repair_kokkos_includes()
+# A Kokkos linked statically stays private to each executable and module: its symbols are not
+# exported. Otherwise a PETSc that loads a Kokkos of its own (Debian's, through Trilinos' ML)
+# binds to ours, and both copies' static objects become one, built and destroyed twice ("double
+# free or corruption" at exit, seen on an H200 with a static CUDA Kokkos).
+undertow_hide_static_kokkos()
 
 # --- PETSc (pkg-config) ------------------------------------------------------------------------
 find_package(PkgConfig REQUIRED)

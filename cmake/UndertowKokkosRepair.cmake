@@ -1,4 +1,5 @@
-# Repairs the Kokkos targets of Debian/Ubuntu's Trilinos package (libtrilinos-kokkos-dev).
+# Repairs the Kokkos targets of Debian/Ubuntu's Trilinos package (libtrilinos-kokkos-dev), and keeps a
+# static Kokkos private to what links it (undertow_hide_static_kokkos, at the end).
 #
 # That package's KokkosConfig.cmake creates Kokkos::kokkos with
 # INTERFACE_INCLUDE_DIRECTORIES "<prefix>/include", which resolves to /usr/lib/include, while the
@@ -50,4 +51,38 @@ function(undertow_repair_kokkos_includes)
   endif()
   set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_kept}")
   message(STATUS "Repaired Kokkos::kokkos include directories: dropped ${_dropped}, using ${_kept}")
+endfunction()
+
+# Adds -Wl,--exclude-libs for Kokkos' static libraries to the executable, module and shared
+# library link flags, where Kokkos was built static and the linker is GNU-compatible (Linux).
+function(undertow_hide_static_kokkos)
+  if(NOT CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    return()
+  endif()
+  set(_archives "")
+  foreach(_lib kokkoscore kokkoscontainers)
+    if(NOT TARGET Kokkos::${_lib})
+      continue()
+    endif()
+    set(_target Kokkos::${_lib})
+    get_target_property(_aliased ${_target} ALIASED_TARGET)
+    if(_aliased)
+      set(_target ${_aliased})
+    endif()
+    get_target_property(_type ${_target} TYPE)
+    if(_type STREQUAL "STATIC_LIBRARY")
+      list(APPEND _archives lib${_lib}.a)
+    endif()
+  endforeach()
+  if(NOT _archives)
+    return()
+  endif()
+  list(JOIN _archives ":" _joined)
+  set(_flag "-Wl,--exclude-libs,${_joined}")
+  foreach(_kind EXE MODULE SHARED)
+    if(NOT CMAKE_${_kind}_LINKER_FLAGS MATCHES "--exclude-libs")
+      set(CMAKE_${_kind}_LINKER_FLAGS "${CMAKE_${_kind}_LINKER_FLAGS} ${_flag}" PARENT_SCOPE)
+    endif()
+  endforeach()
+  message(STATUS "Kokkos is static: linking with ${_flag} (Kokkos stays private to undertow)")
 endfunction()

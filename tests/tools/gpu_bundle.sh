@@ -91,17 +91,18 @@ if [ -n "${BUILD_DIR:-}" ]; then
 else
   build="$work/$backend"
   compiler=c++
-  # Debian's PETSc loads Trilinos' own Kokkos (Serial, through ML). An executable that links
-  # another Kokkos statically would export its Kokkos symbols to it: both copies' static objects
-  # then become one, built and destroyed twice ("double free" at exit, seen on the H200). Kokkos
-  # stays private to the executable.
-  hide_kokkos="-Wl,--exclude-libs,libkokkoscore.a:libkokkoscontainers.a"
+  # Debian's PETSc loads Trilinos' own Kokkos (Serial, through ML): our static Kokkos must stay
+  # private to each executable, which CMake sees to (undertow_hide_static_kokkos).
   [ "$backend" = cuda ] && compiler="$work/nvcc_wrapper"
   echo "== building undertow ($backend) in $build (with nvcc 17 minutes on 2 cores)"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER="$compiler" -DKokkos_ROOT="$work/kokkos" \
     -DUNDERTOW_ENABLE_CATALYST=OFF -DUNDERTOW_ENABLE_PYTHON=OFF -DUNDERTOW_WERROR=OFF \
-    -DCMAKE_EXE_LINKER_FLAGS="$hide_kokkos" >"$work/configure.log" 2>&1
+    >"$work/configure.log" 2>&1
+  grep -q "Kokkos is static: linking with -Wl,--exclude-libs" "$work/configure.log" || {
+    echo "gpu_bundle: CMake did not keep the static Kokkos private (see $work/configure.log)" >&2
+    exit 1
+  }
   ninja -C "$build" -j"$jobs" >"$work/build.log" 2>&1 || {
     grep -m20 -B2 -A10 "error" "$work/build.log" >&2
     echo "gpu_bundle: the $backend build failed, see $work/build.log" >&2
