@@ -3,6 +3,7 @@
 #include "undertow/solvers/navier_stokes/transposes.hpp"
 
 #include "momentum_transpose.hpp"
+#include "projection_transpose.hpp"
 
 namespace undertow {
 namespace navier_stokes {
@@ -322,14 +323,8 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
     auto scope = m_timers.scope("projection adjoint");
     // u -= G psi on the free faces.
     fill_value(m_lambda_psi, m_lambda_psi.ghosted(), 0.0);
-    for (int c = 0; c < dim; ++c) {
-      const FieldView l = lambda[c].view();
-      const double ih = sp.ih[c];
-      for_each(
-          "adj::pressure_correction", m_ns.free_faces(c), KOKKOS_LAMBDA(long i, long j, long k) {
-            face_gradient_transpose(lpsi, c, ih, -l(i, j, k), i, j, k);
-          });
-    }
+    for (int c = 0; c < dim; ++c)
+      gradient_transpose_gather(m_ns.free_faces(c), lambda[c].view(), -1.0, c, sp.ih[c], lpsi);
     if (psi_seed)
       axpy(1.0, *psi_seed, m_lambda_psi);
     potential_ghosts_transpose(m_lambda_psi);
@@ -365,13 +360,8 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
   }
   auto scope = m_timers.scope("projection adjoint");
   // div = D u over the owned cells.
-  const FieldView mu = mu_stage.view();
-  const Velocity lam = velocity_views(lambda);
-  const double ih[3] = {sp.ih[0], sp.ih[1], sp.ih[2]};
-  for_each(
-      "adj::divergence", mu_stage.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        divergence_transpose(lam, dim, ih, mu(i, j, k), i, j, k);
-      });
+  for (int d = 0; d < dim; ++d)
+    divergence_transpose_gather(mu_stage.owned(), mu_stage.view(), d, sp.ih[d], lambda[d].view());
   prepare_adjoint(lambda);
 }
 

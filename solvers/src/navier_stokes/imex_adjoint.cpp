@@ -7,6 +7,7 @@
 #include "undertow/core/error.hpp"
 
 #include "momentum_transpose.hpp"
+#include "projection_transpose.hpp"
 
 #include <cmath>
 
@@ -115,15 +116,6 @@ void convective_transpose(const ConvectiveFace& f, int c, double factor, const F
       });
 }
 
-/// out += scale G^T m along c over `space` (scatter form; out has ghosts).
-void gradient_transpose(const IndexSpace& space, const FieldView& m, int c, double scale, double ih,
-                        const FieldView& out) {
-  for_each(
-      "adj::imex_pressure_gradient", space, KOKKOS_LAMBDA(long i, long j, long k) {
-        face_gradient_transpose(out, c, ih, scale * m(i, j, k), i, j, k);
-      });
-}
-
 } // namespace
 
 void NavierStokesAdjoint::allocate_imex() {
@@ -226,7 +218,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
     const IndexSpace& free = m_ns.free_faces(c);
     const FieldView mu = m_viscous_mu[c].view();
     // The pressure term -2 alpha dt G p on every free face.
-    gradient_transpose(free, mu, c, -2.0 * s.alpha * dt, ih[c], m_gradient_transpose.view());
+    gradient_transpose_gather(free, mu, -2.0 * s.alpha * dt, c, ih[c], m_gradient_transpose.view());
     // H depends on chi through its diagonal: dJ/dchi -= mu penalty u*.
     if (m_ns.penalised())
       chi_term(free, penalty, mu, m_ustar[c].view(), m_chi_gradient[c].view());

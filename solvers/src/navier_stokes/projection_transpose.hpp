@@ -1,0 +1,54 @@
+#pragma once
+// Internal to the Navier-Stokes adjoint (adjoint.cpp, imex_adjoint.cpp): the transposes of the
+// cell divergence and of the face gradient in gather form. Each target point sums what the
+// scatter forms (divergence_transpose, face_gradient_transpose in transposes.hpp) would add to
+// it, in the order the Serial backend adds them (the lower neighbour first), so the results are
+// the scatter's bitwise on Serial and, with no atomics, the same on every backend and run.
+
+#include "undertow/core/field.hpp"
+
+namespace undertow {
+namespace navier_stokes {
+
+/// out_d += D_d^T w over the faces of component d that the cells of `cells` reach: at face f,
+/// + w(f - e_d) / h then - w(f) / h, each where that cell is in `cells`.
+inline void divergence_transpose_gather(const IndexSpace& cells, const FieldView& w, int d,
+                                        double ih, const FieldView& out) {
+  IndexSpace faces = cells;
+  faces.end[d] += 1;
+  const long lo = cells.begin[d], hi = cells.end[d]; // the cell range along d
+  const long di = d == 0, dj = d == 1, dk = d == 2;
+  for_each(
+      "adj::divergence", faces, KOKKOS_LAMBDA(long i, long j, long k) {
+        const long f = d == 0 ? i : d == 1 ? j : k;
+        if (f - 1 >= lo)
+          out(i, j, k) += w(i - di, j - dj, k - dk) * ih;
+        if (f < hi)
+          out(i, j, k) += -w(i, j, k) * ih;
+      });
+}
+
+/// out += G_c^T (scale m) over the cells that the faces of component c in `faces` reach: at cell
+/// q, + w(q) / h then - w(q + e_c) / h with w = scale m, each where that face is in `faces`.
+inline void gradient_transpose_gather(const IndexSpace& faces, const FieldView& m, double scale,
+                                      int c, double ih, const FieldView& out) {
+  IndexSpace cells = faces;
+  cells.begin[c] -= 1;
+  const long lo = faces.begin[c], hi = faces.end[c]; // the face range along c
+  const long di = c == 0, dj = c == 1, dk = c == 2;
+  for_each(
+      "adj::gradient", cells, KOKKOS_LAMBDA(long i, long j, long k) {
+        const long q = c == 0 ? i : c == 1 ? j : k;
+        if (q >= lo) {
+          const double w = scale * m(i, j, k);
+          out(i, j, k) += w * ih;
+        }
+        if (q + 1 < hi) {
+          const double w = scale * m(i + di, j + dj, k + dk);
+          out(i, j, k) += -w * ih;
+        }
+      });
+}
+
+} // namespace navier_stokes
+} // namespace undertow
