@@ -9,7 +9,7 @@ namespace undertow {
 namespace adjoint {
 
 using navier_stokes::add_at;
-using navier_stokes::design_on_face_transpose;
+using navier_stokes::design_on_face_gather;
 using navier_stokes::NavierStokes;
 using navier_stokes::StepTape;
 
@@ -177,9 +177,14 @@ Field design_gradient(NavierStokes& ns, const NavierStokesAdjoint& adjoint) {
     Field partial(ns.total_mask(c).layout(), "adj::dchi_ddesign");
     chi_partial(ns, c, -1, partial);
     const FieldView dchi_drho = partial.view(), dchi = adjoint.chi_gradient()[c].view();
+    // Over the cells the free faces reach, in gather form (deterministic on every backend).
+    const IndexSpace faces = ns.free_faces(c);
+    IndexSpace cells = faces;
+    cells.begin[c] -= 1;
+    const long lo = faces.begin[c], hi = faces.end[c];
     for_each(
-        "adj::design_on_face", ns.free_faces(c), KOKKOS_LAMBDA(long i, long j, long k) {
-          design_on_face_transpose(gv, c, dchi(i, j, k) * dchi_drho(i, j, k), i, j, k);
+        "adj::design_on_face", cells, KOKKOS_LAMBDA(long i, long j, long k) {
+          design_on_face_gather(gv, dchi, dchi_drho, c, lo, hi, i, j, k);
         });
   }
   // Transposes of the ghosts the forward solver gave the design field: boundary ghosts copy the

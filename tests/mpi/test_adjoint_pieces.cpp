@@ -316,6 +316,53 @@ TEST(AdjointPieces, MomentumGatherEqualsScatter) {
   }
 }
 
+/// The design gradient's face-to-cell transpose over the free faces of c, as a scatter
+/// (atomic where kernels run concurrently) and as the solver's gather; into `scattered` and
+/// `gathered` (cell fields, added to).
+void design_transpose_both_ways(const NavierStokes& ns, int c, const Field& a, const Field& b,
+                                Field& scattered, Field& gathered) {
+  const FieldView av = a.view(), bv = b.view(), sv = scattered.view(), gv = gathered.view();
+  const IndexSpace faces = ns.free_faces(c);
+  for_each(
+      "test::design_scatter", faces, KOKKOS_LAMBDA(long i, long j, long k) {
+        navier_stokes::design_on_face_transpose(sv, c, av(i, j, k) * bv(i, j, k), i, j, k);
+      });
+  IndexSpace cells = faces;
+  cells.begin[c] -= 1;
+  const long lo = faces.begin[c], hi = faces.end[c];
+  for_each(
+      "test::design_gather", cells, KOKKOS_LAMBDA(long i, long j, long k) {
+        navier_stokes::design_on_face_gather(gv, av, bv, c, lo, hi, i, j, k);
+      });
+}
+
+// The design gradient's gather form against the scatter form it replaces: bitwise equal on the
+// Serial backend (the same additions in the same order), to round-off elsewhere.
+TEST(AdjointPieces, DesignTransposeGatherEqualsScatter) {
+  for (int dim : {2, 3}) {
+    const Domain d(world(), make_domain(dim, Boundaries::Channel, {0, 0, 0}));
+    NavierStokes ns(d, make_params(dim, Boundaries::Channel, false));
+    Field scattered(d, Location::Cell, 1, "scattered"), gathered(d, Location::Cell, 1, "gathered");
+    auto a = ns.make_velocity("a"), b = ns.make_velocity("b");
+    randomise(a, dim, 60);
+    randomise(b, dim, 61);
+    for (int c = 0; c < dim; ++c)
+      design_transpose_both_ways(ns, c, a[c], b[c], scattered, gathered);
+    auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scattered.view());
+    auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gathered.view());
+    double diff = 0, scale = 0;
+    for (std::size_t p = 0; p < s.size(); ++p) {
+      diff = std::max(diff, std::abs(s.data()[p] - g.data()[p]));
+      scale = std::max(scale, std::abs(s.data()[p]));
+    }
+    EXPECT_GT(scale, 0.0);
+    if (navier_stokes::kConcurrentKernels)
+      EXPECT_LE(diff, 1e-14 * scale) << dim << "D";
+    else
+      EXPECT_EQ(diff, 0.0) << dim << "D";
+  }
+}
+
 TEST(AdjointPieces, ProjectionWithTransposedPoissonSolve) {
   for_each_case([](int dim, Boundaries kind, bool obstacle, std::array<int, 3> grid) {
     if (obstacle)

@@ -200,5 +200,20 @@ KOKKOS_INLINE_FUNCTION void design_on_face_transpose(const FieldView& lrho, int 
   add_at(lrho, i, j, k, c, -1, 0.5 * w);
 }
 
+/// Gather form of design_on_face_transpose run over the faces [lo, hi) along c (all of the other
+/// axes' range) with w = a b: what it adds at cell (i, j, k), in the Serial scatter's order
+/// (face q, then face q + e_c). Bitwise the scatter's on Serial, with no atomics.
+KOKKOS_INLINE_FUNCTION void design_on_face_gather(const FieldView& lrho, const FieldView& a,
+                                                  const FieldView& b, int c, long lo, long hi,
+                                                  long i, long j, long k) {
+  const long q = c == 0 ? i : c == 1 ? j : k;
+  if (q >= lo && q < hi)
+    lrho(i, j, k) += 0.5 * (a(i, j, k) * b(i, j, k));
+  if (q + 1 >= lo && q + 1 < hi) {
+    const long ii = i + (c == 0), jj = j + (c == 1), kk = k + (c == 2);
+    lrho(i, j, k) += 0.5 * (a(ii, jj, kk) * b(ii, jj, kk));
+  }
+}
+
 } // namespace navier_stokes
 } // namespace undertow
