@@ -106,6 +106,20 @@ void chi_partial(const NavierStokes& ns, int c, int skip, Field& out) {
   }
 }
 
+/// dJ/dmask_k on the free faces of component c: through the penalty (dJ/dchi dchi/dmask_k) and
+/// through the force term of obstacle k. What the shape and viscosity gradients weight the
+/// mask's derivatives with.
+void mask_weight(const NavierStokes& ns, const NavierStokesAdjoint& adjoint, int k, int c,
+                 Field& out) {
+  chi_partial(ns, c, k, out);
+  const FieldView w = out.view(), dchi = adjoint.chi_gradient()[c].view(),
+                  dmask = adjoint.mask_force_gradient()[static_cast<std::size_t>(k)][c].view();
+  for_each(
+      "adj::mask_weight", ns.free_faces(c), KOKKOS_LAMBDA(long i, long j, long kk) {
+        w(i, j, kk) = dchi(i, j, kk) * w(i, j, kk) + dmask(i, j, kk);
+      });
+}
+
 } // namespace
 
 std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
@@ -113,19 +127,19 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
   const Domain& d = ns.domain();
   const navier_stokes::MaskSpec spec = ns.params().obstacles.mask_spec(d, ns.params().nu);
   std::vector<std::vector<double>> out;
-  std::array<Field, 3> partials;
+  std::array<Field, 3> weights;
   for (int c = 0; c < d.dim(); ++c)
-    partials[c] = Field(ns.total_mask(c).layout(), "adj::dchi_dmask");
+    weights[c] = Field(ns.total_mask(c).layout(), "adj::dJ_dmask");
   for (std::size_t k = 0; k < ns.obstacle_count(); ++k) {
     const navier_stokes::Shape& shape = ns.params().obstacles.shapes[k];
+    for (int c = 0; c < d.dim(); ++c) // once per body, for all of its parameters
+      mask_weight(ns, adjoint, static_cast<int>(k), c, weights[c]);
     std::vector<double> grad;
     for (const auto& p : navier_stokes::shape_parameters(shape, d.dim())) {
       const navier_stokes::BasicShape<Dual> ds = navier_stokes::seeded(shape, p.index);
       double local = 0;
       for (int c = 0; c < d.dim(); ++c) {
-        chi_partial(ns, c, static_cast<int>(k), partials[c]);
-        const FieldView dchi_dm = partials[c].view(), dchi = adjoint.chi_gradient()[c].view(),
-                        dmask = adjoint.mask_force_gradient()[k][c].view();
+        const FieldView w = weights[c].view();
         const GridGeometry g = ns.total_mask(c).geometry();
         local += local_sum(
             "adj::shape_gradient", ns.free_faces(c),
@@ -133,7 +147,7 @@ std::vector<std::vector<double>> shape_gradient(const NavierStokes& ns,
               const Dual m = navier_stokes::face_mask(ds, g, i, j, kk, spec);
               if (m.d == 0.0)
                 return;
-              acc += (dchi(i, j, kk) * dchi_dm(i, j, kk) + dmask(i, j, kk)) * m.d;
+              acc += w(i, j, kk) * m.d;
             });
       }
       grad.push_back(d.comm().sum(local));
@@ -151,18 +165,15 @@ double mask_viscosity_gradient(const NavierStokes& ns, const NavierStokesAdjoint
   const double nu = ns.params().nu;
   double local = 0;
   for (int c = 0; c < d.dim(); ++c) {
-    Field partial(ns.total_mask(c).layout(), "adj::dchi_dmask");
+    Field weight(ns.total_mask(c).layout(), "adj::dJ_dmask");
     for (std::size_t k = 0; k < ns.obstacle_count(); ++k) {
-      chi_partial(ns, c, static_cast<int>(k), partial);
-      const FieldView dchi_dm = partial.view(), dchi = adjoint.chi_gradient()[c].view(),
-                      dmask = adjoint.mask_force_gradient()[k][c].view(),
-                      m = ns.mask(static_cast<int>(k), c).view();
+      mask_weight(ns, adjoint, static_cast<int>(k), c, weight);
+      const FieldView w = weight.view(), m = ns.mask(static_cast<int>(k), c).view();
       // mask = Q / (Q + phi / (eta nu)): dmask/dnu = mask (1 - mask) / nu.
       local += local_sum(
           "adj::mask_viscosity_gradient", ns.free_faces(c),
           KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
-            acc += (dchi(i, j, kk) * dchi_dm(i, j, kk) + dmask(i, j, kk)) * m(i, j, kk) *
-                   (1.0 - m(i, j, kk)) / nu;
+            acc += w(i, j, kk) * m(i, j, kk) * (1.0 - m(i, j, kk)) / nu;
           });
     }
   }

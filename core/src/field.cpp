@@ -40,12 +40,12 @@ void copy(const Field& src, Field& dst) {
       KOKKOS_LAMBDA(long i, long j, long k) { d(i, j, k) = s(i, j, k); });
 }
 
-void copy_owned(const Field& src, Field& dst) {
+void copy_owned(const Field& src, Field& dst, double scale) {
   const FieldView s = src.view(), d = dst.view();
   const IndexShift to_src = index_shift(dst, src);
   for_each(
       "field::copy_owned", dst.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        d(i, j, k) = s(i + to_src.s[0], j + to_src.s[1], k + to_src.s[2]);
+        d(i, j, k) = scale * s(i + to_src.s[0], j + to_src.s[1], k + to_src.s[2]);
       });
 }
 

@@ -29,16 +29,6 @@ std::string with_prefix(const std::string& options, const std::string& prefix) {
   return out;
 }
 
-/// dst := scale * src over dst's owned cells (fields of one domain with the same owned box).
-void scaled_copy(const Field& src, double scale, Field& dst) {
-  require(src.owned().begin == dst.owned().begin && src.owned().end == dst.owned().end,
-          "pressure: fields with different owned boxes");
-  const FieldView s = src.view(), d = dst.view();
-  for_each(
-      "pressure::scaled_copy", dst.owned(),
-      KOKKOS_LAMBDA(long i, long j, long k) { d(i, j, k) = scale * s(i, j, k); });
-}
-
 } // namespace
 
 PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
@@ -354,8 +344,8 @@ void PressurePoisson::throw_not_converged(const std::string& reason,
 
 SolveStats PressurePoisson::solve_kokkos(const Field& rhs, Field& p) {
   // (-L) x = -rhs on the multigrid's layout; the previous pressure is the initial guess.
-  scaled_copy(rhs, -1.0, m_field_b);
-  scaled_copy(p, 1.0, m_field_x);
+  copy_owned(rhs, m_field_b, -1.0);
+  copy_owned(p, m_field_x);
   FieldCGSettings settings;
   settings.rtol = m_spec.rtol;
   settings.atol = m_spec.atol;
@@ -390,7 +380,7 @@ SolveStats PressurePoisson::solve_kokkos(const Field& rhs, Field& p) {
     throw_not_converged(describe(result.reason), stats);
   if (settings.singular)
     m_field_cg->remove_mean(m_field_x);
-  scaled_copy(m_field_x, 1.0, p);
+  copy_owned(m_field_x, p);
   return stats;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // Internal to the Navier-Stokes adjoint (adjoint.cpp, imex_adjoint.cpp): the transposes of the
-// cell divergence and of the face gradient in gather form. Each target point sums what the
-// scatter forms (divergence_transpose, face_gradient_transpose in transposes.hpp) would add to
-// it, in the order the Serial backend adds them (the lower neighbour first), so the results are
-// the scatter's bitwise on Serial and, with no atomics, the same on every backend and run.
+// cell divergence and of the face gradient (operators.hpp) in gather form. Each target point
+// sums what a scatter over the stencils would add to it, in the order the Serial backend added
+// it when the adjoint scattered (the lower neighbour first), so the results are that scatter's
+// bitwise on Serial (the pinned gradients did not change) and, with no atomics, the same on
+// every backend and run. The dot-product tests (adjoint_pieces) hold them to the forward.
 
 #include "undertow/core/field.hpp"
 

@@ -102,8 +102,9 @@ void fill_value(Field& field, const IndexSpace& space, double value);
 void axpy(double a, const Field& x, Field& y);
 /// dst := src over every local point (ghosts included).
 void copy(const Field& src, Field& dst);
-/// dst := src over dst's owned points, read from src at the same global points (src's array must
-/// hold them: same owned box with another ghost width, or a gathered whole grid). Not collective.
-void copy_owned(const Field& src, Field& dst);
+/// dst := scale * src over dst's owned points, read from src at the same global points (src's
+/// array must hold them: same owned box with another ghost width, or a gathered whole grid). Not
+/// collective.
+void copy_owned(const Field& src, Field& dst, double scale = 1.0);
 
 } // namespace undertow

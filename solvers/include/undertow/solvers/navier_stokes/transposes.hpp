@@ -165,23 +165,6 @@ KOKKOS_INLINE_FUNCTION double momentum_tendency_gather(const Velocity& v, const 
   return sum;
 }
 
-/// Transpose of the cell divergence: w times d(div)/du at cell (i, j, k).
-KOKKOS_INLINE_FUNCTION void divergence_transpose(const Velocity& lam, int dim,
-                                                 const double inv_h[3], double w, long i, long j,
-                                                 long k) {
-  for (int d = 0; d < dim; ++d) {
-    add_at(lam.u[d], i, j, k, d, 1, w * inv_h[d]);
-    add_at(lam.u[d], i, j, k, d, 0, -w * inv_h[d]);
-  }
-}
-
-/// Transpose of face_gradient along c: w times d(grad p)/dp at face (i, j, k).
-KOKKOS_INLINE_FUNCTION void face_gradient_transpose(const FieldView& lp, int c, double inv_h,
-                                                    double w, long i, long j, long k) {
-  add_at(lp, i, j, k, c, 0, w * inv_h);
-  add_at(lp, i, j, k, c, -1, -w * inv_h);
-}
-
 /// Transpose of edge_vorticity (component a at the lower corner of (i, j, k)).
 KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a,
                                                      const double inv_h[3], double w, long i,
