@@ -2,6 +2,10 @@
 
 #include "undertow/core/config.hpp"
 #include "undertow/core/error.hpp"
+#include "undertow/core/stretching.hpp"
+
+#include <algorithm>
+#include <cmath>
 
 #include <limits>
 #include <sstream>
@@ -56,12 +60,82 @@ void DomainSpec::declare_keys(ConfigSchema& s) {
         "MPI ranks per axis; 0 lets undertow choose (minimal cut area)")
       .items(2, 3)
       .at_least(0);
+  s.add("domain.box", ValueType::RealList, "0 0 0 0",
+        "a stretched grid: the lower and upper corners (x0 y0 [z0] x1 y1 [z1]) of the box of "
+        "uniform cells of width domain.box_spacing, with cells growing by domain.growth away "
+        "from it; replaces domain.cells. All zero: uniform cells (domain.cells)")
+      .items(4, 6);
+  s.add("domain.box_spacing", ValueType::Real, "0",
+        "cell width inside domain.box [length] (rounded so that whole cells fill the box)")
+      .at_least(0);
+  s.add("domain.growth", ValueType::Real, "1.05",
+        "largest ratio between neighbouring cell widths outside domain.box")
+      .range(1, 1.5);
+  s.add("domain.max_spacing", ValueType::Real, "0",
+        "widest cell outside domain.box [length]; 0: no limit")
+      .at_least(0);
 }
+
+namespace {
+
+/// Fills spec.cells and spec.faces from the [domain] box keys.
+void read_stretching(const Config& c, DomainSpec& spec) {
+  const bool box = c.is_given("domain.box");
+  if (!box) {
+    for (const char* key : {"domain.box_spacing", "domain.growth", "domain.max_spacing"})
+      if (c.is_given(key))
+        throw ConfigError(std::string(key) +
+                          " shapes a stretched grid, which domain.box asks for; give domain.box "
+                          "(the box of uniform cells) or remove " +
+                          key + ".");
+    return;
+  }
+  const auto corners = c.get_real_list("domain.box");
+  if (static_cast<int>(corners.size()) != 2 * spec.dim)
+    throw ConfigError("domain.box has " + std::to_string(corners.size()) +
+                      " entries but domain.dim = " + std::to_string(spec.dim) + "; give " +
+                      std::to_string(2 * spec.dim) + ": the lower corner, then the upper one.");
+  if (c.is_given("domain.cells"))
+    throw ConfigError("domain.cells and domain.box are both given: a stretched grid's cell "
+                      "counts follow from domain.box_spacing and domain.growth; remove "
+                      "domain.cells (or domain.box, for uniform cells).");
+  if (!c.is_given("domain.box_spacing"))
+    throw ConfigError("domain.box needs domain.box_spacing, the cell width inside the box.");
+  for (int a = 0; a < spec.dim; ++a) {
+    AxisClustering axis;
+    axis.box_lo = corners[static_cast<std::size_t>(a)];
+    axis.box_hi = corners[static_cast<std::size_t>(a + spec.dim)];
+    axis.spacing = c.get_real("domain.box_spacing");
+    axis.growth = c.get_real("domain.growth");
+    axis.max_spacing = c.get_real("domain.max_spacing");
+    const double lo = spec.origin[a], hi = lo + spec.length[a];
+    const std::string key = std::string("domain.box along ") + "xyz"[a];
+    const bool whole = axis.box_lo <= lo && axis.box_hi >= hi;
+    if (whole) {
+      if (!(axis.spacing > 0.0))
+        throw ConfigError("domain.box_spacing must be positive.");
+      spec.cells[a] = std::max(1L, std::lround(spec.length[a] / axis.spacing));
+      continue;
+    }
+    if (spec.periodic[a])
+      throw ConfigError(key + ": the axis is periodic, and its cells must then be uniform; make "
+                              "the box span the whole axis.");
+    std::vector<double> faces = clustered_faces(lo, hi, axis, key);
+    spec.cells[a] = static_cast<long>(faces.size()) - 1;
+    spec.faces[static_cast<std::size_t>(a)] = std::move(faces);
+  }
+}
+
+} // namespace
 
 DomainSpec DomainSpec::from_config(const Config& c) {
   DomainSpec spec;
   spec.dim = static_cast<int>(c.get_int("domain.dim"));
-  const auto cells = c.get_int_list("domain.cells");
+  // A stretched grid's cell counts follow from domain.box (read_stretching).
+  const bool derived = c.is_given("domain.box") && !c.is_given("domain.cells");
+  auto cells = c.get_int_list("domain.cells");
+  if (derived)
+    cells.assign(static_cast<std::size_t>(spec.dim), 1);
   if (static_cast<int>(cells.size()) != spec.dim)
     throw ConfigError("domain.cells has " + std::to_string(cells.size()) +
                       " entries but domain.dim = " + std::to_string(spec.dim) +
@@ -87,6 +161,7 @@ DomainSpec DomainSpec::from_config(const Config& c) {
     spec.periodic[a] = active && a < static_cast<int>(periodic.size()) && periodic[a];
     spec.ranks[a] = active ? (a < static_cast<int>(ranks.size()) ? int(ranks[a]) : 0) : 1;
   }
+  read_stretching(c, spec);
   return spec;
 }
 
@@ -158,6 +233,52 @@ Domain::Domain(const Communicator& comm, const DomainSpec& spec)
   MPI_Cart_coords(m_cart.raw(), m_cart.rank(), 3, coords);
   for (int a = 0; a < 3; ++a)
     m_coords[a] = coords[2 - a];
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<double>& f = spec.faces[static_cast<std::size_t>(a)];
+    if (f.empty())
+      continue;
+    bool valid = a < spec.dim && f.size() == static_cast<std::size_t>(spec.cells[a]) + 1 &&
+                 f.front() == spec.origin[a] && f.back() == spec.origin[a] + spec.length[a];
+    for (std::size_t i = 1; valid && i < f.size(); ++i)
+      valid = f[i] > f[i - 1];
+    if (!valid)
+      throw Error(std::string("Domain: the faces of stretched axis ") + "xyz"[a] +
+                  " must be cells + 1 increasing coordinates from the origin to origin + length");
+    // Padded by mirrored (or wrapped) widths, so that ghost cells have coordinates too.
+    const long n = spec.cells[a], pad = StretchedFaces::pad;
+    Kokkos::View<double*, Kokkos::HostSpace> host("stretched faces", std::size_t(n + 1 + 2 * pad));
+    for (long g = 0; g <= n; ++g)
+      host(g + pad) = f[std::size_t(g)];
+    const auto width = [&](long cell) {
+      const long c =
+          spec.periodic[a] ? ((cell % n) + n) % n : (cell < 0 ? -1 - cell : 2 * n - 1 - cell);
+      return f[std::size_t(c + 1)] - f[std::size_t(c)];
+    };
+    for (long g = -1; g >= -pad; --g)
+      host(g + pad) = host(g + 1 + pad) - width(g);
+    for (long g = n + 1; g <= n + pad; ++g)
+      host(g + pad) = host(g - 1 + pad) + width(g - 1);
+    auto device = Kokkos::create_mirror_view_and_copy(MemorySpace(), host);
+    m_stretched.host[a] = host;
+    m_stretched.device[a] = device;
+  }
+}
+
+std::vector<double> Domain::cell_widths(int axis) const {
+  const long n = m_spec.cells[axis];
+  const std::vector<double>& f = m_spec.faces[static_cast<std::size_t>(axis)];
+  std::vector<double> w(static_cast<std::size_t>(n), spacing(axis));
+  if (!f.empty())
+    for (long i = 0; i < n; ++i)
+      w[std::size_t(i)] = f[std::size_t(i + 1)] - f[std::size_t(i)];
+  return w;
+}
+
+double Domain::min_spacing(int axis) const {
+  if (uniform(axis))
+    return spacing(axis);
+  const std::vector<double> w = cell_widths(axis);
+  return *std::min_element(w.begin(), w.end());
 }
 
 int Domain::rank_of(std::array<int, 3> coords) const {
@@ -229,7 +350,9 @@ FieldLayout Domain::layout(Location loc, int ghost) const {
     l.geometry.h[a] = spacing(a);
     l.geometry.global_offset[a] = ghosted.first;
     l.geometry.shift[a] = staggered(loc, a) ? 0.0 : 0.5;
+    l.geometry.uniform[a] = uniform(a);
   }
+  l.geometry.stretched = m_stretched;
   return l;
 }
 
@@ -244,7 +367,24 @@ std::string Domain::describe() const {
   out << " ranks, periodic ";
   for (int a = 0; a < m_spec.dim; ++a)
     out << (m_spec.periodic[a] ? "y" : "n");
+  for (int a = 0; a < m_spec.dim; ++a) {
+    if (uniform(a))
+      continue;
+    const std::vector<double> w = cell_widths(a);
+    out << "; "
+        << "xyz"[a] << " stretched: widths " << *std::min_element(w.begin(), w.end()) << " to "
+        << *std::max_element(w.begin(), w.end())
+        << ", neighbour ratio <= " << largest_growth(m_spec.faces[static_cast<std::size_t>(a)]);
+  }
   return out.str();
+}
+
+void require_uniform_cells(const Domain& domain, const std::string& what) {
+  if (!domain.all_uniform())
+    throw ConfigError("domain.box: " + what +
+                      " does not run on stretched grids yet (so far the grid, its output and the "
+                      "pressure solve do); use uniform cells (domain.cells instead of "
+                      "domain.box).");
 }
 
 void require_inside(const Domain& domain, const std::array<double, 3>& x, const std::string& key) {

@@ -5,6 +5,11 @@
 
 #include "undertow/core/config.hpp"
 #include "undertow/core/error.hpp"
+#include "undertow/core/stretching.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
 
 #include <gtest/gtest.h>
 
@@ -155,6 +160,117 @@ TEST(Domain, ConfigKeysBuildTheSpec) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("domain.cells has 2 entries"), std::string::npos);
   }
+}
+
+DomainSpec stretched_spec(const std::string& keys) {
+  ConfigSchema schema;
+  DomainSpec::declare_keys(schema);
+  return DomainSpec::from_config(
+      Config(schema, RawConfig::parse("[domain]\n" + keys, "t.ini", {})));
+}
+
+std::string config_error(const std::string& keys) {
+  try {
+    stretched_spec(keys);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+// The DFG channel clustered around its cylinder: uniform cells of the asked width in the box,
+// growing by at most the ratio outside it, ending exactly on the box and the domain's ends.
+TEST(Stretching, TheBoxHasUniformCellsAndTheRestGrowsBoundedly) {
+  const DomainSpec s = stretched_spec("length = 2.2 0.41\nbox = 0.1 0.1 0.6 0.3\n"
+                                      "box_spacing = 0.005\ngrowth = 1.08\n");
+  for (int a = 0; a < 2; ++a) {
+    const std::vector<double>& f = s.faces[std::size_t(a)];
+    ASSERT_EQ(long(f.size()), s.cells[a] + 1);
+    EXPECT_EQ(f.front(), 0.0);
+    EXPECT_EQ(f.back(), a == 0 ? 2.2 : 0.41);
+    EXPECT_LE(largest_growth(f), 1.08 * (1 + 1e-12));
+    const double lo = a == 0 ? 0.1 : 0.1, hi = a == 0 ? 0.6 : 0.3;
+    long inside = 0;
+    for (std::size_t i = 0; i + 1 < f.size(); ++i)
+      if (f[i] >= lo - 1e-14 && f[i + 1] <= hi + 1e-14) {
+        EXPECT_NEAR(f[i + 1] - f[i], 0.005, 1e-14);
+        ++inside;
+      }
+    EXPECT_EQ(inside, a == 0 ? 100 : 40);
+    EXPECT_TRUE(std::find(f.begin(), f.end(), lo) != f.end());
+    EXPECT_TRUE(std::find(f.begin(), f.end(), hi) != f.end());
+  }
+  // Far from the box the cells have grown; max_spacing caps them.
+  const DomainSpec capped = stretched_spec("length = 2.2 0.41\nbox = 0.1 0.1 0.6 0.3\n"
+                                           "box_spacing = 0.005\ngrowth = 1.08\n"
+                                           "max_spacing = 0.02\n");
+  const std::vector<double>& f = s.faces[0];
+  const std::vector<double>& g = capped.faces[0];
+  EXPECT_GT(f[f.size() - 1] - f[f.size() - 2], 0.1);
+  EXPECT_LE(g[g.size() - 1] - g[g.size() - 2], 0.02);
+  EXPECT_GT(capped.cells[0], s.cells[0]);
+  // A box over a whole axis leaves it uniform, with the cell count it implies.
+  const DomainSpec whole = stretched_spec("length = 2.2 0.41\nbox = 0.1 0 0.6 0.41\n"
+                                          "box_spacing = 0.01\n");
+  EXPECT_TRUE(whole.uniform(1));
+  EXPECT_EQ(whole.cells[1], 41);
+  EXPECT_FALSE(whole.uniform(0));
+}
+
+TEST(Stretching, BadBoxesAreConfigErrorsNamingTheFix) {
+  const std::string base = "length = 2.2 0.41\nbox_spacing = 0.01\n";
+  EXPECT_NE(
+      config_error(base + "box = 0.1 0.1 0.6 0.3\ncells = 10 10\n").find("remove domain.cells"),
+      std::string::npos);
+  EXPECT_NE(config_error("box = 0.1 0.1 0.6 0.3\n").find("needs domain.box_spacing"),
+            std::string::npos);
+  EXPECT_NE(config_error("cells = 8 8\ngrowth = 1.1\n").find("give domain.box"), std::string::npos);
+  EXPECT_NE(config_error(base + "box = 0.1 0.1 3 0.3\n").find("inside the domain"),
+            std::string::npos);
+  EXPECT_NE(config_error(base + "box = 0.1 0.1 0.6 0.3 0.5\n").find("the lower corner, then the upper"),
+            std::string::npos);
+  EXPECT_NE(config_error(base + "box = 0.1 0.1 0.6 0.3\nperiodic = 1 0\n").find("periodic"),
+            std::string::npos);
+  // A gap to the end narrower than the cells can grow into.
+  EXPECT_NE(config_error(base + "box = 0.015 0.1 0.6 0.3\n").find("too narrow"), std::string::npos);
+}
+
+// Every rank's layouts give the global faces' coordinates, ghosts included (mirrored widths
+// beyond the walls): the geometry does not depend on the decomposition.
+TEST(Stretching, LayoutsGiveTheFacesCoordinatesOnAnyNumberOfRanks) {
+  const auto& comm = world();
+  DomainSpec s = stretched_spec("dim = 3\nlength = 2 1 1\nbox = 0.5 0.25 0 1 0.5 1\n"
+                                "box_spacing = 0.05\ngrowth = 1.1\n");
+  ASSERT_FALSE(s.uniform(0));
+  ASSERT_FALSE(s.uniform(1));
+  ASSERT_TRUE(s.uniform(2));
+  const Domain d(comm, s);
+  EXPECT_NE(d.describe().find("x stretched"), std::string::npos);
+  for (Location loc : {Location::Cell, Location::FaceX, Location::FaceY}) {
+    const FieldLayout l = d.layout(loc, 2);
+    for (int a = 0; a < 2; ++a) {
+      const std::vector<double>& f = s.faces[std::size_t(a)];
+      const long n = s.cells[a];
+      for (long i = 0; i < l.extent[a]; ++i) {
+        const long g = i + l.global_offset[a];
+        // Beyond the ends the widths mirror: face -m at f[0] - (f[m] - f[0]).
+        const auto face = [&](long q) {
+          return q < 0   ? 2 * f[0] - f[std::size_t(-q)]
+                 : q > n ? 2 * f[std::size_t(n)] - f[std::size_t(2 * n - q)]
+                         : f[std::size_t(q)];
+        };
+        const double expected = d.staggered(loc, a) ? face(g) : 0.5 * (face(g) + face(g + 1));
+        EXPECT_NEAR(l.geometry.coordinate(a, i), expected, 1e-14) << "axis " << a << " g " << g;
+      }
+    }
+    // The uniform axis keeps the uniform formula, bitwise.
+    const long k = l.owned.begin[2];
+    EXPECT_EQ(l.geometry.coordinate(2, k),
+              (double(k + l.global_offset[2]) + 0.5) * (1.0 / s.cells[2]));
+  }
+  EXPECT_NEAR(d.min_spacing(0), 0.05, 1e-14);
+  const std::vector<double> w = d.cell_widths(1);
+  EXPECT_NEAR(std::accumulate(w.begin(), w.end(), 0.0), 1.0, 1e-14);
 }
 
 } // namespace

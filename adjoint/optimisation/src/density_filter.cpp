@@ -83,6 +83,7 @@ void divide_by(const Field& ws_field, Field& v_field) {
 
 DensityFilter::DensityFilter(const Domain& domain, double radius)
     : m_domain(domain), m_radius(radius) {
+  require_uniform_cells(domain, "the density filter");
   if (!(radius > 0))
     throw ConfigError(format("density filter: radius %g must be > 0 (in length units; 1.5 "
                              "element widths is usual)",

@@ -42,6 +42,7 @@ LinearElasticity::LinearElasticity(const Domain& domain, const ElasticitySpec& s
       m_assembler(domain, unit_lame(spec.poisson, domain.dim(), spec.plane_stress)),
       m_density(domain, Location::Cell, 0, "elasticity::density"),
       m_u(make_node_vector("elasticity::u")), m_f(make_node_vector("elasticity::f")) {
+  require_uniform_cells(domain, "the elasticity solver");
   fill_value(m_density, m_density.owned(), 1.0);
   m_system = std::make_unique<LinearSystem>(domain, m_numbering, m_assembler, m_density, m_spec);
   m_supports = std::make_unique<Supports>(domain, m_spec.supports, m_numbering, *m_node_halo);

@@ -311,8 +311,12 @@ MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& r
   const int dim = grid.dim;
   std::array<long, 3> cells = grid.cells;
   std::array<std::vector<double>, 3> widths;
-  for (int a = 0; a < 3; ++a)
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<double>& faces = grid.faces[static_cast<std::size_t>(a)];
     widths[a].assign(static_cast<std::size_t>(cells[a]), grid.length[a] / double(cells[a]));
+    for (std::size_t i = 0; !faces.empty() && i < widths[a].size(); ++i)
+      widths[a][i] = faces[i + 1] - faces[i]; // a stretched axis
+  }
   std::array<int, 3> q = ranks;
   // The balanced split of the current grid on q (a new or agglomerated level's).
   auto balanced = [&]() {
@@ -557,6 +561,7 @@ GeometricMultigrid::GeometricMultigrid(const Domain& domain, const MultigridSpec
       s.cells = p.cells;
       s.ranks = p.ranks;
       s.splits = p.split;
+      s.faces = {}; // a coarse level's cell widths are the plan's (p.widths)
       level->own_domain = std::make_unique<Domain>(*comm, s);
       level->domain = level->own_domain.get();
     }

@@ -29,6 +29,24 @@ std::string with_prefix(const std::string& options, const std::string& prefix) {
   return out;
 }
 
+/// The volumes of this rank's cells, x fastest (the order of a DMDA vector's local part); empty
+/// if every axis is uniform.
+std::vector<double> owned_cell_volumes(const Domain& d) {
+  std::vector<double> volume;
+  if (d.all_uniform())
+    return volume;
+  std::array<std::vector<double>, 3> w;
+  for (int a = 0; a < 3; ++a)
+    w[a] = a < d.dim() ? d.cell_widths(a) : std::vector<double>(1, 1.0);
+  for (long k = 0; k < d.cell_count(2); ++k)
+    for (long j = 0; j < d.cell_count(1); ++j)
+      for (long i = 0; i < d.cell_count(0); ++i)
+        volume.push_back(w[0][std::size_t(d.cell_offset(0) + i)] *
+                         w[1][std::size_t(d.cell_offset(1) + j)] *
+                         w[2][std::size_t(d.cell_offset(2) + k)]);
+  return volume;
+}
+
 } // namespace
 
 PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
@@ -68,12 +86,28 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
 
   check_petsc(DMCreateMatrix(m_da, m_matrix.out()), "DMCreateMatrix");
   check_petsc(MatSetOption(m_matrix, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE), "MatSetOption");
+  // On a stretched grid the rows are those of V (-L), V the cell volume: symmetric
+  // (cell_laplacian.hpp). Uniform cells have V = 1, and the rows are the plain -L, bitwise.
+  std::array<AxisCouplings, 3> stretched;
+  for (int a = 0; a < dim; ++a)
+    if (!domain.uniform(a))
+      stretched[a] = axis_couplings(domain.cell_widths(a), domain.periodic(a), spec.faces[2 * a],
+                                    spec.faces[2 * a + 1]);
+  m_volume = owned_cell_volumes(domain);
   for (int a = 0; a < dim; ++a) {
     const double inv_h2 = 1.0 / (domain.spacing(a) * domain.spacing(a));
+    std::size_t cell = 0;
     for (PetscInt k = start[2]; k < start[2] + width[2]; ++k)
       for (PetscInt j = start[1]; j < start[1] + width[1]; ++j)
-        for (PetscInt i = start[0]; i < start[0] + width[0]; ++i) {
+        for (PetscInt i = start[0]; i < start[0] + width[0]; ++i, ++cell) {
           const PetscInt here[3] = {i, j, k};
+          const double volume = m_volume.empty() ? 1.0 : m_volume[cell];
+          const auto coupling = [&](int side) {
+            if (domain.uniform(a))
+              return inv_h2;
+            const std::size_t g = static_cast<std::size_t>(here[a]);
+            return side == 0 ? stretched[a].lower[g] : stretched[a].upper[g];
+          };
           MatStencil row{};
           row.i = i;
           row.j = j;
@@ -85,7 +119,8 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
             if (outside && !domain.periodic(a)) {
               if (spec.faces[2 * a + side] == PressureBoundary::Dirichlet) {
                 // p = 0 on the face: ghost = -p, so (ghost - p) / h^2 = -2 p / h^2.
-                const PetscScalar value = 2.0 * inv_h2;
+                const PetscScalar value =
+                    volume * (domain.uniform(a) ? 2.0 * inv_h2 : coupling(side));
                 check_petsc(MatSetValuesStencil(m_matrix, 1, &row, 1, &row, &value, ADD_VALUES),
                             "MatSetValuesStencil");
               }
@@ -93,7 +128,8 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
             }
             MatStencil col = row;
             (a == 0 ? col.i : a == 1 ? col.j : col.k) = there; // DMDA wraps periodic indices
-            const PetscScalar values[2] = {inv_h2, -inv_h2};
+            const double c = volume * coupling(side);
+            const PetscScalar values[2] = {c, -c};
             check_petsc(MatSetValuesStencil(m_matrix, 1, &row, 1, &row, &values[0], ADD_VALUES),
                         "MatSetValuesStencil");
             check_petsc(MatSetValuesStencil(m_matrix, 1, &row, 1, &col, &values[1], ADD_VALUES),
@@ -155,8 +191,12 @@ bool PressurePoisson::kokkos_krylov_wanted() const {
 void PressurePoisson::setup_krylov() {
   if (!kokkos_krylov_wanted())
     return;
-  if (m_spec.krylov == PressureKrylov::Auto && !m_multigrid)
-    return; // no hierarchy on this grid: PETSc's CG with algebraic multigrid
+  if (m_spec.krylov == PressureKrylov::Auto && (!m_multigrid || !m_domain.all_uniform()))
+    return; // no hierarchy on this grid, or a stretched grid: PETSc's CG
+  if (!m_domain.all_uniform())
+    throw ConfigError("pressure.krylov = kokkos does not solve on stretched grids yet (its CG "
+                      "would need the volume-weighted inner product); set pressure.krylov = "
+                      "petsc (or auto), or use uniform cells.");
   if (!m_multigrid)
     throw ConfigError(
         "pressure.krylov = kokkos needs the geometric multigrid as preconditioner, "
@@ -234,7 +274,8 @@ PetscErrorCode PressurePoisson::apply_multigrid(PC pc, Vec r, Vec z) {
   auto* self = static_cast<PressurePoisson*>(context);
   try {
     // r is mean-zero when -L is singular, and the KSP removes the constants from z.
-    self->exchange(self->m_multigrid->input(), r, 1.0, false);
+    // The V-cycle approximates (-L)^-1; the system is V (-L) (the plain -L on uniform cells).
+    self->exchange(self->m_multigrid->input(), r, 1.0, false, true);
     self->m_multigrid->apply_in_place();
     self->exchange(self->m_multigrid->output(), z, 1.0, true);
   } catch (const std::exception& e) {
@@ -258,7 +299,7 @@ PressurePoisson::HostView PressurePoisson::host_copy(const Field& f) {
   return m_host;
 }
 
-void PressurePoisson::exchange(const Field& f, Vec v, double scale, bool into_vec) {
+void PressurePoisson::exchange(const Field& f, Vec v, double scale, bool into_vec, bool weighted) {
   // The explicit copy at the solver boundary. The local part of a DMDA global vector is this
   // rank's owned box, x fastest, so one flat loop serves 2D and 3D.
   HostView host = host_copy(f);
@@ -269,10 +310,11 @@ void PressurePoisson::exchange(const Field& f, Vec v, double scale, bool into_ve
   for (long k = own.begin[2]; k < own.end[2]; ++k)
     for (long j = own.begin[1]; j < own.end[1]; ++j)
       for (long i = own.begin[0]; i < own.end[0]; ++i, ++p) {
+        const bool w = weighted && !m_volume.empty();
         if (into_vec)
-          a[p] = scale * host(i, j, k);
+          a[p] = w ? scale * host(i, j, k) * m_volume[p] : scale * host(i, j, k);
         else
-          host(i, j, k) = scale * a[p];
+          host(i, j, k) = w ? scale * a[p] / m_volume[p] : scale * a[p];
       }
   check_petsc(VecRestoreArray(v, &a), "VecRestoreArray");
   if (!into_vec)
@@ -286,8 +328,8 @@ SolveStats PressurePoisson::solve(const Field& rhs, Field& p) {
 }
 
 SolveStats PressurePoisson::solve_petsc(const Field& rhs, Field& p) {
-  exchange(rhs, m_b, -1.0, true); // (-L) p = -rhs
-  exchange(p, m_x, 1.0, true);    // the previous pressure is the initial guess
+  exchange(rhs, m_b, -1.0, true, true); // V (-L) p = -V rhs
+  exchange(p, m_x, 1.0, true);          // the previous pressure is the initial guess
   if (m_null) {
     check_petsc(MatNullSpaceRemove(m_null, m_b), "MatNullSpaceRemove");
     check_petsc(MatNullSpaceRemove(m_null, m_x), "MatNullSpaceRemove");
@@ -403,7 +445,7 @@ void PressurePoisson::apply(const Field& p, Field& out) {
   exchange(p, m_x, 1.0, true);
   check_petsc(MatMult(m_matrix, m_x, m_b), "MatMult");
   check_petsc(VecScale(m_b, -1.0), "VecScale");
-  exchange(out, m_b, 1.0, false);
+  exchange(out, m_b, 1.0, false, true);
 }
 
 } // namespace linear

@@ -147,6 +147,7 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
       m_div(domain, Location::Cell, kGhost, "ns::div"),
       m_cell_halo(std::make_unique<HaloPlan>(domain, Location::Cell, kGhost)),
       m_poisson(domain, pressure_spec(params)) {
+  require_uniform_cells(domain, "the Navier-Stokes solver");
   for (BoundaryRule& r : m_face_rules_zero)
     r.value = 0.0;
   for (BoundaryRule& r : m_ghost_rules_zero)

@@ -103,6 +103,7 @@ AdvectionDiffusion::AdvectionDiffusion(const Domain& domain, const AdvectionDiff
       m_stage2(domain, Location::Cell, kGhost, "advdiff::stage2"),
       m_rhs(domain, Location::Cell, kGhost, "advdiff::rhs"),
       m_halo(domain, Location::Cell, kGhost) {
+  require_uniform_cells(domain, "the advection-diffusion solver");
   m_exact.amplitude = p.amplitude;
   m_exact.kappa = p.kappa;
   for (int a = 0; a < 3; ++a) {

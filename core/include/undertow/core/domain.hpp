@@ -17,6 +17,10 @@ namespace undertow {
 class ConfigSchema;
 class Config;
 
+/// Where kernels run and where their data lives (the default Kokkos backend).
+using ExecutionSpace = Kokkos::DefaultExecutionSpace;
+using MemorySpace = ExecutionSpace::memory_space;
+
 /// What the user asks for. Lengths are in the case's length unit (m for dimensional cases).
 struct DomainSpec {
   int dim = 2;                                 ///< 2 or 3
@@ -29,6 +33,13 @@ struct DomainSpec {
   /// increasing): an explicit split, e.g. a multigrid level that keeps each coarse cell with its
   /// children. Empty: the balanced split (split_offset). Not read from case files.
   std::array<std::vector<long>, 3> splits;
+  /// Per axis, the cells' face coordinates (cells + 1, increasing, from origin to origin +
+  /// length) of a stretched axis; empty: cells of equal width length / cells. From the
+  /// [domain] box keys (stretching.hpp), or set directly.
+  std::array<std::vector<double>, 3> faces;
+
+  /// True if axis `a` has cells of equal width.
+  bool uniform(int a) const { return faces[static_cast<std::size_t>(a)].empty(); }
 
   /// Declares the [domain] keys. Not collective.
   static void declare_keys(ConfigSchema& schema);
@@ -36,17 +47,42 @@ struct DomainSpec {
   static DomainSpec from_config(const Config& config);
 };
 
+/// The face coordinates of the stretched axes, indexed by global cell index, with the cells
+/// beyond the box's ends mirrored (or wrapped, on a periodic axis) for ghosts: face(g) for
+/// g in [-pad, cells + pad]. Empty views on uniform axes. One copy in the kernels' memory and one
+/// on the host, so that coordinates can be read on either side.
+struct StretchedFaces {
+  static constexpr long pad = 4; ///< ghost cells covered beyond each end
+  Kokkos::View<const double*, MemorySpace> device[3];
+  Kokkos::View<const double*, Kokkos::HostSpace> host[3];
+
+  KOKKOS_INLINE_FUNCTION double face(int axis, long g) const {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return device[axis](g + pad);
+#else
+    return host[axis](g + pad);
+#endif
+  }
+};
+
 /// Device-copyable geometry of one field layout: maps local indices to coordinates.
 struct GridGeometry {
   double origin[3];
-  double h[3];
+  double h[3];           ///< the cell width of a uniform axis; the mean width of a stretched one
   long global_offset[3]; ///< global index of local index 0, per axis
   double shift[3];       ///< 0 along axes where the location is staggered, 1/2 elsewhere
+  bool uniform[3] = {true, true, true};
+  StretchedFaces stretched; ///< the face coordinates of the axes that are not uniform
 
   /// Coordinate along `axis` of local index `i`: cell centres at (I + 1/2) h, faces (along their
-  /// normal) and nodes at I h.
+  /// normal) and nodes at I h; on a stretched axis the faces' coordinates and the midpoints
+  /// between them.
   KOKKOS_INLINE_FUNCTION double coordinate(int axis, long i) const {
-    return origin[axis] + (static_cast<double>(i + global_offset[axis]) + shift[axis]) * h[axis];
+    if (uniform[axis])
+      return origin[axis] + (static_cast<double>(i + global_offset[axis]) + shift[axis]) * h[axis];
+    const long g = i + global_offset[axis];
+    const double lower = stretched.face(axis, g);
+    return shift[axis] == 0.0 ? lower : 0.5 * (lower + stretched.face(axis, g + 1));
   }
 };
 
@@ -72,7 +108,16 @@ class Domain {
   const DomainSpec& spec() const { return m_spec; }
   int dim() const { return m_spec.dim; }
   long global_cells(int axis) const { return m_spec.cells[axis]; }
+  /// The cell width along a uniform `axis`; along a stretched one the mean width.
   double spacing(int axis) const { return m_spec.length[axis] / double(m_spec.cells[axis]); }
+  /// True if `axis` has cells of equal width (DomainSpec::faces).
+  bool uniform(int axis) const { return m_spec.uniform(axis); }
+  /// True if every axis has cells of equal width.
+  bool all_uniform() const { return uniform(0) && uniform(1) && uniform(2); }
+  /// The widths of the global cells along `axis`, in order [length]. Not collective.
+  std::vector<double> cell_widths(int axis) const;
+  /// The narrowest cell along `axis` [length].
+  double min_spacing(int axis) const;
   bool periodic(int axis) const { return m_spec.periodic[axis]; }
 
   /// Ranks along `axis` and this rank's coordinate in the process grid.
@@ -116,6 +161,7 @@ class Domain {
   std::array<int, 3> m_dims{1, 1, 1};
   std::array<int, 3> m_coords{0, 0, 0};
   Communicator m_cart;
+  StretchedFaces m_stretched; ///< shared by every layout's geometry
 };
 
 /// First cell of part `c` of the balanced split of `cells` cells into `parts` parts, which every
@@ -126,6 +172,10 @@ long split_offset(long cells, int parts, int c);
 /// The process grid for `size` ranks: entries of `requested` that are > 0 are kept, zeros are
 /// chosen to minimise the cut area. Throws ConfigError if it cannot be done. Not collective.
 std::array<int, 3> choose_process_grid(const DomainSpec& spec, int size);
+
+/// Throws ConfigError naming domain.box unless every axis of `domain` has uniform cells: for the
+/// parts of undertow (`what`) that do not yet run on stretched grids. Not collective.
+void require_uniform_cells(const Domain& domain, const std::string& what);
 
 /// Throws ConfigError naming `key` unless the point x [length unit] lies in the domain's box
 /// (lower faces included, upper faces excluded; z ignored in 2D). Not collective.

@@ -11,8 +11,6 @@
 
 namespace undertow {
 
-using ExecutionSpace = Kokkos::DefaultExecutionSpace;
-using MemorySpace = ExecutionSpace::memory_space;
 /// Field storage: 3 indices (i, j, k) in local array coordinates; k has extent 1 in 2D. x is the
 /// fastest index (LayoutLeft) on every backend: contiguous inner loops in 2D and 3D on CPUs, and
 /// coalesced accesses on GPUs, where neighbouring threads take neighbouring i.

@@ -9,7 +9,10 @@
 /// pressure is 0 on the face (ghost -p). With no Dirichlet face, L is singular with the constants
 /// as null space; right-hand sides are then projected to zero mean and the solution has zero mean.
 ///
-/// We solve (-L) p = -b, because -L is symmetric positive (semi-)definite, with CG. The
+/// We solve (-L) p = -b, because -L is symmetric positive (semi-)definite, with CG. On a
+/// stretched grid (DomainSpec::faces) G and D divide by the distance between cell centres and by
+/// the cell width, and the symmetric system is V (-L) p = -V b, V the cell volumes; the V-cycle,
+/// an approximation of (-L)^-1, then preconditions it as (-L)^-1 V^-1, symmetric too. The
 /// preconditioner is one V-cycle of our geometric multigrid (multigrid.hpp) wherever the grid
 /// allows a hierarchy, else hypre BoomerAMG (GAMG where PETSc has no hypre). Any PETSc option can
 /// be set from the case file (e.g. '-pc_type hypre' replaces the multigrid); they are given
@@ -101,8 +104,9 @@ class PressurePoisson {
   /// Host copy of `f` (the field itself on host memory spaces).
   HostView host_copy(const Field& f);
   /// Owned values of `f` times `scale` into `v` (into_vec), or `v` times `scale` into `f`'s
-  /// owned values (writing through its View).
-  void exchange(const Field& f, Vec v, double scale, bool into_vec);
+  /// owned values (writing through its View). `weighted` on a stretched grid: times the cell
+  /// volumes into `v`, divided by them out of it.
+  void exchange(const Field& f, Vec v, double scale, bool into_vec, bool weighted = false);
   /// Chooses and configures the preconditioner of `ksp` from the spec.
   void setup_preconditioner(PC pc);
   /// PCSHELL callback: z = one multigrid V-cycle applied to r.
@@ -126,6 +130,9 @@ class PressurePoisson {
   PetscHandle<Vec, VecDestroy> m_x, m_b;
   PetscHandle<MatNullSpace, MatNullSpaceDestroy> m_null;
   HostView m_host; ///< reused host buffer on device memory spaces
+  /// Per owned cell (x fastest), its volume, the weight of the rows of V (-L) on a stretched
+  /// grid; empty on uniform cells.
+  std::vector<double> m_volume;
   std::unique_ptr<GeometricMultigrid> m_multigrid;
   std::string m_multigrid_unavailable; ///< why the grid allows no hierarchy, if it does not
   std::unique_ptr<FieldCG> m_field_cg; ///< the Kokkos CG, where it is chosen
