@@ -8,12 +8,14 @@
 #include "undertow/core/error.hpp"
 #include "undertow/io/field_file.hpp"
 #include "undertow/io/snapshot_series.hpp"
+#include "undertow/io/xdmf.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sstream>
 #include <vector>
 
 namespace {
@@ -374,6 +376,38 @@ TEST(SnapshotSeries, AContinuedSeriesKeepsTheEarlierSnapshotsUpToTheRestartStep)
   comm.barrier();
   if (comm.is_root())
     std::filesystem::remove_all(dir);
+}
+
+// A stretched grid is described as a rectilinear mesh whose vertex lists are the domain's faces
+// (uniform axes listed too), so ParaView shows the real cell sizes; a uniform one keeps its
+// CoRectMesh.
+TEST(Xdmf, AStretchedGridListsItsVertices) {
+  DomainSpec s = spec(3, false);
+  for (long i = 0; i <= s.cells[0]; ++i) // x clustered towards 0: x = (i / n)^2
+    s.faces[0].push_back(double(i * i) / double(s.cells[0] * s.cells[0]));
+  const Domain d(world(), s);
+  const std::string xml = io::xdmf_time_series(io::xdmf_grid(d), {"p"}, {{0.5, "a.h5"}});
+  EXPECT_NE(xml.find("TopologyType=\"3DRectMesh\" Dimensions=\"6 8 12\""), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("GeometryType=\"VXVYVZ\""), std::string::npos);
+  std::vector<std::vector<double>> lists;
+  for (std::size_t at = xml.find("Dimensions=\"", xml.find("VXVYVZ")); lists.size() < 3;
+       at = xml.find("Dimensions=\"", at + 1)) {
+    std::istringstream values(xml.substr(xml.find('>', at) + 1));
+    lists.emplace_back();
+    double v = 0;
+    while (values >> v)
+      lists.back().push_back(v);
+  }
+  EXPECT_EQ(lists[0], s.faces[0]);
+  ASSERT_EQ(lists[1].size(), 8u);
+  EXPECT_DOUBLE_EQ(lists[1][7], 1.0);
+  ASSERT_EQ(lists[2].size(), 6u);
+  EXPECT_DOUBLE_EQ(lists[2][1], 0.2);
+  const Domain uniform(world(), spec(2, false));
+  EXPECT_NE(
+      io::xdmf_time_series(io::xdmf_grid(uniform), {"p"}, {{0.5, "a.h5"}}).find("2DCoRectMesh"),
+      std::string::npos);
 }
 
 } // namespace

@@ -1,7 +1,9 @@
 #pragma once
 /// \file
 /// XDMF sidecars: the light-weight XML that lets ParaView (and VisIt) open a series of HDF5
-/// snapshots as one time-dependent dataset. We describe uniform grids (CoRectMesh) with
+/// snapshots as one time-dependent dataset. We describe uniform grids (CoRectMesh), and
+/// stretched ones (RectMesh, each axis's vertex coordinates listed: ParaView shows the real cell
+/// sizes), with
 /// cell- or vertex-centred scalar attributes stored as datasets of FieldFile layout (slowest axis
 /// first).
 
@@ -19,6 +21,8 @@ struct XdmfGrid {
   std::array<long, 3> cells{1, 1, 1};     ///< cells per axis (x, y, z)
   std::array<double, 3> origin{0, 0, 0};  ///< lower corner [m]
   std::array<double, 3> spacing{1, 1, 1}; ///< cell size per axis [m]
+  /// Per axis, the vertex coordinates of a stretched axis (cells + 1) [m]; empty: uniform.
+  std::array<std::vector<double>, 3> faces;
 };
 
 struct XdmfSnapshot {
@@ -26,7 +30,7 @@ struct XdmfSnapshot {
   std::string file; ///< HDF5 file, relative to the XDMF file's directory
 };
 
-/// The uniform grid of the cells of `domain`. Not collective.
+/// The grid of the cells of `domain` (uniform or stretched). Not collective.
 XdmfGrid xdmf_grid(const Domain& domain);
 
 /// The XDMF document of a time series: one uniform grid per snapshot, each with the cell
