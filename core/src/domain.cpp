@@ -274,6 +274,13 @@ std::vector<double> Domain::cell_widths(int axis) const {
   return w;
 }
 
+long Domain::cell_containing(int axis, double x) const {
+  const std::vector<double>& f = m_spec.faces[static_cast<std::size_t>(axis)];
+  if (f.empty())
+    return static_cast<long>(std::floor((x - m_spec.origin[axis]) / spacing(axis)));
+  return static_cast<long>(std::upper_bound(f.begin(), f.end(), x) - f.begin()) - 1;
+}
+
 double Domain::min_spacing(int axis) const {
   if (uniform(axis))
     return spacing(axis);
@@ -382,9 +389,8 @@ std::string Domain::describe() const {
 void require_uniform_cells(const Domain& domain, const std::string& what) {
   if (!domain.all_uniform())
     throw ConfigError("domain.box: " + what +
-                      " does not run on stretched grids yet (so far the grid, its output and the "
-                      "pressure solve do); use uniform cells (domain.cells instead of "
-                      "domain.box).");
+                      " does not run on stretched grids yet (the Navier-Stokes forward run "
+                      "does); use uniform cells (domain.cells instead of domain.box).");
 }
 
 void require_inside(const Domain& domain, const std::array<double, 3>& x, const std::string& key) {

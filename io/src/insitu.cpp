@@ -75,7 +75,10 @@ InSituBuilder::InSituBuilder(const Domain& domain)
     : m_domain(domain), m_cell(domain, Location::Cell, 1, "insitu::cell"),
       m_node(domain, Location::Node, 1, "insitu::node"),
       m_cell_halo(std::make_unique<HaloPlan>(domain, Location::Cell, 1)),
-      m_node_halo(std::make_unique<HaloPlan>(domain, Location::Node, 1)) {}
+      m_node_halo(std::make_unique<HaloPlan>(domain, Location::Node, 1)) {
+  // Catalyst receives image data (origin and spacing); a rectilinear grid is not built yet.
+  require_uniform_cells(domain, "in-situ visualisation (catalyst)");
+}
 
 InSituBuilder::~InSituBuilder() = default;
 

@@ -75,7 +75,7 @@ DivergenceGuard::DivergenceGuard(NavierStokes& ns, std::string output_dir, doubl
 double DivergenceGuard::scale_courant(double dt) const {
   double sum = 0;
   for (int c = 0; c < m_ns.domain().dim(); ++c)
-    sum += m_scale / m_ns.domain().spacing(c);
+    sum += m_scale / m_ns.domain().min_spacing(c);
   return dt * sum;
 }
 

@@ -231,7 +231,7 @@ Clock flow_clock(const RunContext& ctx, const NavierStokes& ns) {
   double advective = 0;
   const auto umax = max_velocity(ns), ubc = max_boundary_velocity(ns);
   for (int c = 0; c < ctx.domain.dim(); ++c)
-    advective += std::max(umax[c], ubc[c]) / ctx.domain.spacing(c);
+    advective += std::max(umax[c], ubc[c]) / ctx.domain.min_spacing(c);
   const double limit =
       std::min(ns.stable_dt(1.0), advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL);
   if (clock.fixed_dt > 0 && clock.fixed_dt > limit)

@@ -6,9 +6,12 @@
 #   MODE=kill: a run writing a restart file every step is killed (SIGKILL) while it runs; every
 #     restart file left behind must load.
 # cmake -DMODE=... -DMPI=<mpiexec|-n|...> -DUNDERTOW=... -DCASE=... -DWORK=... -DRANKS_A=.. -DRANKS_C=..
-#       [-DEXTRA=--set|key=value|...] -P restart.cmake
+#       [-DEXTRA=--set|key=value|...] [-DCELLS=none] -P restart.cmake
 string(REPLACE "|" ";" mpi "${MPI}")
-set(common --set "domain.cells=110 21" --set time.dt=0.004)
+set(common --set time.dt=0.004)
+if(NOT CELLS STREQUAL "none") # CELLS=none: a stretched case, whose cells follow from domain.box
+  list(APPEND common --set "domain.cells=110 21")
+endif()
 if(EXTRA) # more options for every run, '|'-separated
   string(REPLACE "|" ";" extra "${EXTRA}")
   list(APPEND common ${extra})

@@ -39,6 +39,7 @@ NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
     : m_ns(forward), m_domain(forward.domain()),
       m_face_rules(boundary_rules(m_domain, forward.params().boundaries, true)),
       m_ghost_rules(boundary_rules(m_domain, forward.params().boundaries, false)) {
+  require_uniform_cells(m_domain, "the Navier-Stokes adjoint (gradients)");
   m_euler = forward.make_velocity("adj::euler");
   m_lambda_e = forward.make_velocity("adj::lambda_euler");
   m_stage1 = forward.make_velocity("adj::stage1");

@@ -118,6 +118,28 @@ Profile profile_of(const Domain& d, const FaceBoundary& b, int normal) {
   return p;
 }
 
+namespace {
+
+/// The Lagrange weights of the ghost of a no-slip wall on a stretched axis: the quadratic
+/// through the wall (t = 0) and the first two cell centres inside (t = w0 / 2, w0 + w1 / 2),
+/// evaluated at the ghost centre t = -w0 / 2 (its cell mirrors the first).
+void no_slip_weights(const Domain& d, int a, int side, BoundaryRule& r) {
+  const std::vector<double> w = d.cell_widths(a);
+  const std::size_t n = w.size();
+  const double w0 = side == 0 ? w[0] : w[n - 1], w1 = side == 0 ? w[1] : w[n - 2];
+  const double t[3] = {0.0, 0.5 * w0, w0 + 0.5 * w1}, x = -0.5 * w0;
+  for (int m = 0; m < 3; ++m) {
+    double l = 1.0;
+    for (int q = 0; q < 3; ++q)
+      if (q != m)
+        l *= (x - t[q]) / (t[m] - t[q]);
+    r.weights[m] = l;
+  }
+  r.stretched = true;
+}
+
+} // namespace
+
 std::vector<BoundaryRule> boundary_rules(const Domain& d, const BoundarySet& b, bool faces) {
   using Kind = BoundaryRule::Kind;
   std::vector<BoundaryRule> rules;
@@ -144,6 +166,10 @@ std::vector<BoundaryRule> boundary_rules(const Domain& d, const BoundarySet& b, 
                          : dirichlet ? Kind::TangentialDirichlet
                                      : Kind::TangentialZeroGradient,
                          a, side, c, inward, f.velocity[c], inflow, profile});
+      if (!d.uniform(a)) // the quadratic ghost's weights for the cells next to this wall
+        for (BoundaryRule& r : rules)
+          if (r.axis == a && r.side == side && r.kind == Kind::TangentialDirichlet)
+            no_slip_weights(d, a, side, r);
     }
   }
   return rules;

@@ -17,11 +17,11 @@ double max_divergence(NavierStokes& ns) {
   const Velocity v = velocity_views(u);
   const Domain& domain = ns.domain();
   const int dim = domain.dim();
-  const double ih[3] = {1.0 / domain.spacing(0), 1.0 / domain.spacing(1), 1.0 / domain.spacing(2)};
+  const GridSpacing sp = ns.spacing();
   return domain.comm().max(local_max(
       "ns::max_divergence", ns.pressure().owned(),
       KOKKOS_LAMBDA(long i, long j, long k, double& m) {
-        const double d = math::abs(divergence(v, dim, ih, i, j, k));
+        const double d = math::abs(divergence(v, dim, sp, i, j, k));
         m = d > m ? d : m;
       }));
 }
@@ -36,10 +36,29 @@ double enstrophy(NavierStokes& ns) {
   return enstrophy(ns.domain(), u);
 }
 
+namespace {
+
+/// Sum over the owned points of f of (f^2 or 1) times the point's control volume. Local.
+double volume_sum(const Field& f, int dim, bool squares) {
+  const FieldView v = f.view();
+  const GridGeometry g = f.geometry();
+  return local_sum(
+      "ns::volume_sum", f.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        const double volume = g.control_width(0, i) * g.control_width(1, j) *
+                              (dim == 3 ? g.control_width(2, k) : 1.0);
+        acc += (squares ? v(i, j, k) * v(i, j, k) : 1.0) * volume;
+      });
+}
+
+} // namespace
+
 double kinetic_energy(const Domain& d, const std::array<Field, 3>& u) {
   double twice = 0;
   for (int c = 0; c < d.dim(); ++c)
-    twice += global_dot(d.comm(), u[c], u[c]) / double(u[c].layout().global.size());
+    twice += d.all_uniform()
+                 ? global_dot(d.comm(), u[c], u[c]) / double(u[c].layout().global.size())
+                 : d.comm().sum(volume_sum(u[c], d.dim(), true)) /
+                       d.comm().sum(volume_sum(u[c], d.dim(), false)); // volume-weighted mean
   return 0.5 * twice;
 }
 
@@ -50,6 +69,24 @@ double enstrophy(const Domain& d, const std::array<Field, 3>& u) {
   const int dim = d.dim();
   const double ih[3] = {1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)};
   const FieldLayout cells = d.layout(Location::Cell, u[0].layout().ghost);
+  if (!d.all_uniform()) {
+    // The edge values times the cells' volumes, over the box's volume.
+    const GridSpacing sp = grid_spacing(d, cells);
+    const GridGeometry g = cells.geometry;
+    const double sum = local_sum(
+        "ns::enstrophy_stretched", cells.owned, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          const double volume = g.control_width(0, i) * g.control_width(1, j) *
+                                (dim == 3 ? g.control_width(2, k) : 1.0);
+          for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
+            const double w = edge_vorticity(v, a, sp, i, j, k);
+            acc += w * w * volume;
+          }
+        });
+    double box = 1.0;
+    for (int a = 0; a < dim; ++a)
+      box *= d.spec().length[a];
+    return 0.5 * d.comm().sum(sum) / box;
+  }
   const double sum = local_sum(
       "ns::enstrophy", cells.owned, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
         for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
@@ -76,13 +113,12 @@ void cell_vorticity(NavierStokes& ns, int a, Field& out) {
   std::array<Field, 3>& vel = ns.velocity();
   ns.prepare(vel);
   const Velocity v = velocity_views(vel);
-  const Domain& domain = ns.domain();
-  const double ih[3] = {1.0 / domain.spacing(0), 1.0 / domain.spacing(1), 1.0 / domain.spacing(2)};
+  const GridSpacing sp = ns.spacing();
   const FieldView o = out.view();
   const IndexShift sh = index_shift(out, vel[0]); // every component has the same ghost width
   for_each(
       "ns::cell_vorticity", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        o(i, j, k) = cell_centre_vorticity(v, a, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
+        o(i, j, k) = cell_centre_vorticity(v, a, sp, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
       });
 }
 
@@ -104,13 +140,12 @@ void cell_q_criterion(NavierStokes& ns, Field& out) {
   std::array<Field, 3>& vel = ns.velocity();
   ns.prepare(vel);
   const Velocity v = velocity_views(vel);
-  const Domain& domain = ns.domain();
-  const double ih[3] = {1.0 / domain.spacing(0), 1.0 / domain.spacing(1), 1.0 / domain.spacing(2)};
+  const GridSpacing sp = ns.spacing();
   const FieldView o = out.view();
   const IndexShift sh = index_shift(out, vel[0]);
   for_each(
       "ns::cell_q_criterion", out.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        o(i, j, k) = cell_centre_q_criterion(v, ih, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
+        o(i, j, k) = cell_centre_q_criterion(v, sp, i + sh.s[0], j + sh.s[1], k + sh.s[2]);
       });
 }
 
@@ -143,10 +178,7 @@ double probe(const Domain& domain, const Field& f, const std::array<double, 3>& 
   bool inside = true;
   long idx[3];
   for (int a = 0; a < 3; ++a) {
-    const long global =
-        a < domain.dim()
-            ? static_cast<long>(std::floor((x[a] - domain.spec().origin[a]) / domain.spacing(a)))
-            : 0;
+    const long global = a < domain.dim() ? domain.cell_containing(a, x[a]) : 0;
     idx[a] = global - l.global_offset[a];
     inside = inside && idx[a] >= l.owned.begin[a] && idx[a] < l.owned.end[a];
   }
@@ -178,7 +210,7 @@ double courant(const NavierStokes& ns, double dt) {
   const auto umax = max_velocity(ns);
   double sum = 0;
   for (int c = 0; c < domain.dim(); ++c)
-    sum += umax[c] / domain.spacing(c);
+    sum += umax[c] / domain.min_spacing(c);
   return dt * sum;
 }
 

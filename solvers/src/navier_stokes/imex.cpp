@@ -20,21 +20,25 @@ struct ImexRhs {
   Velocity w, w_previous;
   FieldView out;
   double dt, gamma, zeta, alpha_nu, force;
-  double ih[3];
+  GridSpacing spacing;
 };
 
 /// out = w + dt (gamma N(w) + zeta N(w_previous) + alpha nu L w + force) for component C.
-template <int C, int Dim>
-void imex_rhs_kernel(const ImexRhs& m, const IndexSpace& space) {
+template <int C, int Dim, class S>
+void imex_rhs_kernel(const ImexRhs& m, const S& sp, const IndexSpace& space) {
   const bool previous = m.zeta != 0.0;
   for_each(
       "ns::imex_rhs", space, KOKKOS_LAMBDA(long i, long j, long k) {
-        double r = m.gamma * advective_tendency(m.w, C, Dim, m.ih, i, j, k) +
-                   m.alpha_nu * laplacian(m.w, C, Dim, m.ih, i, j, k) + m.force;
+        double r = m.gamma * advective_tendency(m.w, C, Dim, sp, i, j, k) +
+                   m.alpha_nu * laplacian(m.w, C, Dim, sp, i, j, k) + m.force;
         if (previous)
-          r += m.zeta * advective_tendency(m.w_previous, C, Dim, m.ih, i, j, k);
+          r += m.zeta * advective_tendency(m.w_previous, C, Dim, sp, i, j, k);
         m.out(i, j, k) = m.w.u[C](i, j, k) + m.dt * r;
       });
+}
+template <int C, int Dim>
+void imex_rhs_kernel(const ImexRhs& m, const IndexSpace& space) {
+  with_spacing(m.spacing, [&](const auto& sp) { imex_rhs_kernel<C, Dim>(m, sp, space); });
 }
 
 void imex_rhs(int c, int dim, const ImexRhs& m, const IndexSpace& space) {
@@ -49,8 +53,8 @@ void imex_rhs(int c, int dim, const ImexRhs& m, const IndexSpace& space) {
 /// The explicit outflow rule on a convective face: out = w - dt rate (gamma (w - w_inner) +
 /// zeta (w_previous - w_previous_inner)).
 void convective_rhs(const ConvectiveFace& f, int c, const FieldView& w, const FieldView& wp,
-                    double dt, double gamma, double zeta, double ih, const FieldView& out) {
-  const double rate = f.speed * ih;
+                    double dt, double gamma, double zeta, const FieldView& out) {
+  const double rate = f.speed * f.inv_h;
   const long inward = f.inward;
   const bool previous = zeta != 0.0;
   for_each(
@@ -67,16 +71,20 @@ struct Helmholtz {
   Velocity x;
   FieldView y, chi;
   double penalty, a;
-  double ih[3];
+  GridSpacing spacing;
 };
 
-template <int C, int Dim>
-void helmholtz_kernel(const Helmholtz& h, const IndexSpace& space) {
+template <int C, int Dim, class S>
+void helmholtz_kernel(const Helmholtz& h, const S& sp, const IndexSpace& space) {
   for_each(
       "ns::helmholtz", space, KOKKOS_LAMBDA(long i, long j, long k) {
         const double diagonal = 1.0 + (h.chi.data() ? h.penalty * h.chi(i, j, k) : 0.0);
-        h.y(i, j, k) = diagonal * h.x.u[C](i, j, k) - h.a * laplacian(h.x, C, Dim, h.ih, i, j, k);
+        h.y(i, j, k) = diagonal * h.x.u[C](i, j, k) - h.a * laplacian(h.x, C, Dim, sp, i, j, k);
       });
+}
+template <int C, int Dim>
+void helmholtz_kernel(const Helmholtz& h, const IndexSpace& space) {
+  with_spacing(h.spacing, [&](const auto& sp) { helmholtz_kernel<C, Dim>(h, sp, space); });
 }
 
 void helmholtz(int c, int dim, const Helmholtz& h, const IndexSpace& space) {
@@ -108,6 +116,22 @@ void inverse_diagonal(const IndexSpace& space, const FieldView& chi, double pena
       });
 }
 
+/// The same on a stretched grid, where the Laplacian's diagonal (of component c) varies.
+void inverse_diagonal(const IndexSpace& space, const FieldView& chi, double penalty, double a,
+                      int c, int dim, const GridSpacing& sp, const FieldView& d) {
+  for_each(
+      "ns::helmholtz_inverse_diagonal_stretched", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        double laplace_diagonal = 0.0;
+        for (int e = 0; e < dim; ++e) {
+          const long g = along(e, i, j, k);
+          laplace_diagonal += e == c ? (sp.cell(e, g) + sp.cell(e, g - 1)) * sp.link(e, g)
+                                     : (sp.link(e, g + 1) + sp.link(e, g)) * sp.span(e, g);
+        }
+        d(i, j, k) =
+            1.0 / (1.0 + (chi.data() ? penalty * chi(i, j, k) : 0.0) + a * laplace_diagonal);
+      });
+}
+
 /// out += x on `space`.
 void add_into(const IndexSpace& space, const FieldView& x, const FieldView& out) {
   for_each(
@@ -116,11 +140,11 @@ void add_into(const IndexSpace& space, const FieldView& x, const FieldView& out)
 }
 
 /// out -= scale G p along c on `space`.
-void subtract_gradient(const IndexSpace& space, const FieldView& p, int c, double scale, double ih,
-                       const FieldView& out) {
+void subtract_gradient(const IndexSpace& space, const FieldView& p, int c, double scale,
+                       const GridSpacing& sp, const FieldView& out) {
   for_each(
       "ns::imex_pressure_gradient", space, KOKKOS_LAMBDA(long i, long j, long k) {
-        out(i, j, k) -= scale * face_gradient(p, c, ih, i, j, k);
+        out(i, j, k) -= scale * face_gradient(p, c, sp, i, j, k);
       });
 }
 
@@ -130,13 +154,6 @@ void add_scaled(const Field& psi, double scale, Field& p) {
   for_each(
       "ns::imex_pressure_increment", p.owned(),
       KOKKOS_LAMBDA(long i, long j, long k) { pv(i, j, k) += scale * sv(i, j, k); });
-}
-
-/// sum of mask * u over `space`: an obstacle's force before its scale.
-double masked_sum(const IndexSpace& space, const FieldView& mask, const FieldView& u) {
-  return local_sum(
-      "ns::obstacle_force", space,
-      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += mask(i, j, k) * u(i, j, k); });
 }
 
 } // namespace
@@ -151,22 +168,21 @@ void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
           "imex_right_hand_side: substep needs the previous substep's velocity");
   const int dim = m_domain.dim();
   for (int c = 0; c < dim; ++c) {
-    const ImexRhs m{
-        velocity_views(w),
-        w_previous ? velocity_views(*w_previous) : velocity_views(w),
-        rhs[c].view(),
-        dt,
-        s.gamma,
-        s.zeta,
-        s.alpha * m_params.nu,
-        2.0 * s.alpha * m_params.body_force[c],
-        {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1), 1.0 / m_domain.spacing(2)}};
+    const ImexRhs m{velocity_views(w),
+                    w_previous ? velocity_views(*w_previous) : velocity_views(w),
+                    rhs[c].view(),
+                    dt,
+                    s.gamma,
+                    s.zeta,
+                    s.alpha * m_params.nu,
+                    2.0 * s.alpha * m_params.body_force[c],
+                    m_spacing};
     imex_rhs(c, dim, m, m_free[c]);
     for (const ConvectiveFace& f : convective_faces(c))
-      convective_rhs(f, c, m.w.u[c], m.w_previous.u[c], dt, s.gamma, s.zeta, m.ih[c], m.out);
+      convective_rhs(f, c, m.w.u[c], m.w_previous.u[c], dt, s.gamma, s.zeta, m.out);
     // The pressure so far: the projection then adds only its increment, of order dt^2, so that
     // viscous terms and projection nearly commute at the walls too.
-    subtract_gradient(m_free[c], p.view(), c, 2.0 * s.alpha * dt, m.ih[c], m.out);
+    subtract_gradient(m_free[c], p.view(), c, 2.0 * s.alpha * dt, m_spacing, m.out);
   }
 }
 
@@ -177,13 +193,8 @@ void NavierStokes::apply_helmholtz(int k, double dt, const std::array<Field, 3>&
   const double penalty = m_penalised_flow ? 2.0 * s.alpha * dt / m_params.obstacles.eta : 0.0;
   for (int c = 0; c < dim; ++c) {
     const FieldView chi = m_penalised_flow ? m_total_mask[c].view() : FieldView();
-    const Helmholtz h{
-        velocity_views(x),
-        y[c].view(),
-        chi,
-        penalty,
-        s.alpha * dt * m_params.nu,
-        {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1), 1.0 / m_domain.spacing(2)}};
+    const Helmholtz h{velocity_views(x),          y[c].view(), chi, penalty,
+                      s.alpha * dt * m_params.nu, m_spacing};
     helmholtz(c, dim, h, m_free[c]);
     for (const ConvectiveFace& f : convective_faces(c))
       helmholtz_convective(f, h.x.u[c], chi, penalty, h.y);
@@ -202,7 +213,10 @@ const std::array<Field, 3>& NavierStokes::helmholtz_inverse_diagonal(int k, doub
       m_inverse_diagonal[c] = Field(m_domain, kFaces[c], 1, "ns::helmholtz_inverse_diagonal");
     const FieldView chi = m_penalised_flow ? m_total_mask[c].view() : FieldView();
     const FieldView d = m_inverse_diagonal[c].view();
-    inverse_diagonal(m_free[c], chi, penalty, s.alpha * dt * m_params.nu, laplace_diagonal, d);
+    if (m_spacing.all_uniform())
+      inverse_diagonal(m_free[c], chi, penalty, s.alpha * dt * m_params.nu, laplace_diagonal, d);
+    else
+      inverse_diagonal(m_free[c], chi, penalty, s.alpha * dt * m_params.nu, c, dim, m_spacing, d);
     for (const ConvectiveFace& f : convective_faces(c))
       inverse_diagonal(f.layer, chi, penalty, 0.0, 0.0, d);
   }
@@ -288,8 +302,8 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
     for (std::size_t b = 0; b < m_masks.size() && m_penalised_flow; ++b)
       for (int c = 0; c < dim; ++c)
         m_forces[b][c] +=
-            2.0 * s.alpha * volume / m_params.obstacles.eta *
-            m_domain.comm().sum(masked_sum(m_free[c], m_masks[b][c].view(), (*out[k])[c].view()));
+            2.0 * s.alpha * (m_spacing.all_uniform() ? volume : 1.0) / m_params.obstacles.eta *
+            m_domain.comm().sum(masked_sum(m_free[c], m_masks[b][c], (*out[k])[c].view(), dim));
     project(*out[k], 2.0 * s.alpha * dt);
     // p^(k+1) = p^(k) + psi / (2 alpha dt), psi the projection's potential.
     add_scaled(m_psi, 1.0 / (2.0 * s.alpha * dt), m_p);

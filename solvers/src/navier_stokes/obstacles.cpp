@@ -152,10 +152,11 @@ MaskSpec ObstacleSet::mask_spec(const Domain& domain, double nu) const {
   MaskSpec m;
   m.kind = mask;
   m.dim = domain.dim();
-  double h_min = domain.spacing(0);
+  double h_min = domain.min_spacing(0);
   for (int a = 0; a < domain.dim(); ++a) {
-    h_min = std::min(h_min, domain.spacing(a));
+    h_min = std::min(h_min, domain.min_spacing(a));
     m.inv_h2[a] = 1.0 / (domain.spacing(a) * domain.spacing(a));
+    m.uniform[a] = domain.uniform(a);
   }
   // Interpolated: the kinks are rounded over a tenth of a cell, well inside the cell whose
   // surface crossing they locate.

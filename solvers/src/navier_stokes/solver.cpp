@@ -74,23 +74,29 @@ struct MomentumUpdate {
   Velocity v;
   FieldView u0, us, out, chi;
   double a, b, dt, dt_over_eta, nu, force;
-  double ih[3];
+  GridSpacing spacing;
 };
 
-template <int C, int Dim>
-void momentum_kernel(const MomentumUpdate& m, const IndexSpace& space) {
+/// S: UniformSpacing where every axis is uniform (the stretched grid's tables compiled out).
+template <int C, int Dim, class S>
+void momentum_kernel(const MomentumUpdate& m, const S& sp, const IndexSpace& space) {
   if (m.chi.data() == nullptr)
     for_each(
         "ns::momentum", space, KOKKOS_LAMBDA(long i, long j, long k) {
-          const double r = momentum_tendency(m.v, C, Dim, m.ih, m.nu, m.force, i, j, k);
+          const double r = momentum_tendency(m.v, C, Dim, sp, m.nu, m.force, i, j, k);
           m.out(i, j, k) = m.a * m.u0(i, j, k) + m.b * (m.us(i, j, k) + m.dt * r);
         });
   else
     for_each(
         "ns::momentum_penalised", space, KOKKOS_LAMBDA(long i, long j, long k) {
-          const double r = momentum_tendency(m.v, C, Dim, m.ih, m.nu, m.force, i, j, k);
+          const double r = momentum_tendency(m.v, C, Dim, sp, m.nu, m.force, i, j, k);
           m.out(i, j, k) = (m.us(i, j, k) + m.dt * r) / (1.0 + m.dt_over_eta * m.chi(i, j, k));
         });
+}
+
+template <int C, int Dim>
+void momentum_kernel(const MomentumUpdate& m, const IndexSpace& space) {
+  with_spacing(m.spacing, [&](const auto& sp) { momentum_kernel<C, Dim>(m, sp, space); });
 }
 
 void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space);
@@ -101,7 +107,7 @@ void momentum(int c, int dim, const MomentumUpdate& m, const IndexSpace& space);
 void momentum_with_outflow(int c, int dim, const MomentumUpdate& m, const IndexSpace& space,
                            const std::vector<ConvectiveFace>& faces, const FieldView& scratch) {
   for (const ConvectiveFace& f : faces) {
-    const double rate = f.speed * m.ih[c];
+    const double rate = f.speed * f.inv_h;
     const long inward = f.inward;
     for_each(
         "ns::convective_outflow", f.layer, KOKKOS_LAMBDA(long i, long j, long k) {
@@ -139,6 +145,7 @@ linear::PoissonSpec pressure_spec(const NavierStokesParams& p) {
 
 NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& params)
     : m_domain(domain), m_params(params),
+      m_spacing(grid_spacing(domain, domain.layout(Location::Cell, kGhost))),
       m_face_rules(boundary_rules(domain, params.boundaries, true)),
       m_ghost_rules(boundary_rules(domain, params.boundaries, false)),
       m_face_rules_zero(m_face_rules), m_ghost_rules_zero(m_ghost_rules),
@@ -147,7 +154,6 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
       m_div(domain, Location::Cell, kGhost, "ns::div"),
       m_cell_halo(std::make_unique<HaloPlan>(domain, Location::Cell, kGhost)),
       m_poisson(domain, pressure_spec(params)) {
-  require_uniform_cells(domain, "the Navier-Stokes solver");
   for (BoundaryRule& r : m_face_rules_zero)
     r.value = 0.0;
   for (BoundaryRule& r : m_ghost_rules_zero)
@@ -178,14 +184,15 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
       if (f.kind != BoundaryKind::Convective || !domain.touches_boundary(c, side))
         continue;
       const long at_face = side == 0 ? free.begin[c] : free.end[c] - 1;
-      m_convective[c].push_back(
-          {layer(free, c, at_face), side == 0 ? 1L : -1L, std::abs(f.velocity[c])});
+      m_convective[c].push_back({layer(free, c, at_face), side == 0 ? 1L : -1L,
+                                 std::abs(f.velocity[c]),
+                                 m_spacing.cell(c, side == 0 ? at_face : at_face - 1)});
     }
   }
   // Obstacle masks are analytic, so they are evaluated on every local face, ghosts included.
-  double h_min = domain.spacing(0);
+  double h_min = domain.min_spacing(0);
   for (int a = 1; a < domain.dim(); ++a)
-    h_min = std::min(h_min, domain.spacing(a));
+    h_min = std::min(h_min, domain.min_spacing(a));
   const MaskSpec spec = params.obstacles.mask_spec(domain, params.nu);
   for (const Shape& shape : params.obstacles.shapes) {
     std::array<Field, 3> masks;
@@ -284,14 +291,17 @@ void NavierStokes::apply_boundary_rules(std::array<Field, 3>& u,
     const double wall = r.value;
     const GridGeometry g = f.geometry();
     const Profile prof = r.profile;
-    const bool scaled = r.scaled;
+    const bool scaled = r.scaled, stretched = r.stretched;
+    const double w0 = r.weights[0], w1 = r.weights[1], w2 = r.weights[2];
     for_each(
         "ns::bc_tangential_ghost", r.layer_of(f.owned(), f.ghosted()),
         KOKKOS_LAMBDA(long i, long j, long k) {
           const double first = at(v, i, j, k, a, inward);
           if (dirichlet) {
             const double value = scaled ? wall * prof.factor(g, i, j, k) : wall;
-            v(i, j, k) = no_slip_ghost(value, first, at(v, i, j, k, a, 2 * inward));
+            const double second = at(v, i, j, k, a, 2 * inward);
+            v(i, j, k) = stretched ? w0 * value + w1 * first + w2 * second
+                                   : no_slip_ghost(value, first, second);
           } else {
             v(i, j, k) = first;
           }
@@ -306,25 +316,13 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
   const Velocity v = velocity_views(us);
   const int dim = m_domain.dim();
   const double nu = m_params.nu;
-  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                        1.0 / m_domain.spacing(2)};
-  double volume = 1.0;
+  double volume = 1.0; // of every face's control volume on a uniform grid
   for (int d = 0; d < dim; ++d)
     volume *= m_domain.spacing(d);
   for (int c = 0; c < dim; ++c) {
     const FieldView u0v = u0[c].view(), ov = out[c].view();
-    MomentumUpdate m{v,
-                     u0v,
-                     us[c].view(),
-                     ov,
-                     FieldView(),
-                     a,
-                     b,
-                     dt,
-                     0.0,
-                     nu,
-                     m_params.body_force[c],
-                     {ih[0], ih[1], ih[2]}};
+    MomentumUpdate m{v,   u0v, us[c].view(),           ov,       FieldView(), a, b, dt,
+                     0.0, nu,  m_params.body_force[c], m_spacing};
     const std::vector<ConvectiveFace>& convective = convective_faces(c);
     const FieldView scratch = m_outflow_scratch[c].view();
     if (!m_penalised_flow) {
@@ -343,15 +341,10 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
     if (only_up)
       continue;
     // Force on each body: the momentum the penalty removes, sum of (chi_k / eta) u_p dV.
-    const double scale = force_weight * volume / m_params.obstacles.eta;
-    for (std::size_t k = 0; k < m_masks.size(); ++k) {
-      const FieldView mk = m_masks[k][c].view();
-      const double local = local_sum(
-          "ns::obstacle_force", m_free[c], KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
-            acc += mk(i, j, kk) * up(i, j, kk);
-          });
-      m_forces[k][c] += scale * m_domain.comm().sum(local);
-    }
+    const double weight = m_spacing.all_uniform() ? volume : 1.0;
+    for (std::size_t k = 0; k < m_masks.size(); ++k)
+      m_forces[k][c] += force_weight * weight / m_params.obstacles.eta *
+                        m_domain.comm().sum(masked_sum(m_free[c], m_masks[k][c], up, dim));
     for_each(
         "ns::stage_combination", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
           ov(i, j, k) = a * u0v(i, j, k) + b * up(i, j, k);
@@ -362,16 +355,14 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
 void NavierStokes::project(std::array<Field, 3>& u, double scale) {
   prepare(u);
   const int dim = m_domain.dim();
-  const double inv_h[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                           1.0 / m_domain.spacing(2)};
+  const GridSpacing sp = m_spacing;
   {
     auto scope = m_timers.scope("projection");
     const Velocity v = velocity_views(u);
     const FieldView div = m_div.view();
-    const double ih[3] = {inv_h[0], inv_h[1], inv_h[2]};
     for_each(
         "ns::divergence", m_div.owned(),
-        KOKKOS_LAMBDA(long i, long j, long k) { div(i, j, k) = divergence(v, dim, ih, i, j, k); });
+        KOKKOS_LAMBDA(long i, long j, long k) { div(i, j, k) = divergence(v, dim, sp, i, j, k); });
   }
   {
     auto scope = m_timers.scope("poisson");
@@ -392,10 +383,9 @@ void NavierStokes::project(std::array<Field, 3>& u, double scale) {
   const FieldView psi = m_psi.view();
   for (int c = 0; c < dim; ++c) {
     const FieldView uv = u[c].view();
-    const double ih = inv_h[c];
     for_each(
         "ns::pressure_correction", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
-          uv(i, j, k) -= face_gradient(psi, c, ih, i, j, k);
+          uv(i, j, k) -= face_gradient(psi, c, sp, i, j, k);
         });
   }
 }
@@ -519,7 +509,8 @@ double NavierStokes::stable_dt(double cfl) const {
       umax[c] = std::max(umax[c], std::abs(m_params.boundaries.face[f].velocity[c]));
   double advective = 0, diffusive = 0;
   for (int c = 0; c < m_domain.dim(); ++c) {
-    const double h = m_domain.spacing(c);
+    // On a stretched axis the narrowest cell bounds the limit (wherever the fastest flow is).
+    const double h = m_domain.min_spacing(c);
     advective += umax[c] / h;
     // Rows next to a no-slip wall reach 16/3 / h^2 (quadratic ghost) instead of 4 / h^2. The
     // implicit viscous terms of RK3-CN have no such limit.
@@ -535,6 +526,21 @@ double NavierStokes::stable_dt(double cfl) const {
                            : "the flow is at rest and inviscid: no time scale to choose dt from; "
                              "set time.dt");
   return cfl * limit;
+}
+
+double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim) {
+  const FieldView m = mask.view();
+  const GridGeometry g = mask.geometry();
+  if (g.uniform[0] && g.uniform[1] && g.uniform[2])
+    return local_sum(
+        "ns::obstacle_force", space,
+        KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += m(i, j, k) * u(i, j, k); });
+  return local_sum(
+      "ns::obstacle_force_stretched", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        const double volume = g.control_width(0, i) * g.control_width(1, j) *
+                              (dim == 3 ? g.control_width(2, k) : 1.0);
+        acc += m(i, j, k) * u(i, j, k) * volume;
+      });
 }
 
 void set_velocity(NavierStokes& ns, const VelocityFunction& f, double t) {

@@ -84,6 +84,18 @@ struct GridGeometry {
     const double lower = stretched.face(axis, g);
     return shift[axis] == 0.0 ? lower : 0.5 * (lower + stretched.face(axis, g + 1));
   }
+
+  /// The width along `axis` of the control volume of local point i [m]: the cell's width along
+  /// an axis where the location is cell-centred, the distance between the two neighbouring cell
+  /// centres along one where it is staggered.
+  KOKKOS_INLINE_FUNCTION double control_width(int axis, long i) const {
+    if (uniform[axis])
+      return h[axis];
+    const long g = i + global_offset[axis];
+    if (shift[axis] != 0.0)
+      return stretched.face(axis, g + 1) - stretched.face(axis, g);
+    return 0.5 * (stretched.face(axis, g + 1) - stretched.face(axis, g - 1));
+  }
 };
 
 /// The local array shape and index spaces of one (location, ghost width) on one rank.
@@ -118,6 +130,9 @@ class Domain {
   std::vector<double> cell_widths(int axis) const;
   /// The narrowest cell along `axis` [length].
   double min_spacing(int axis) const;
+  /// The global index of the cell along `axis` that contains the coordinate x (x = a face:
+  /// the cell above it); may lie outside [0, cells) for x outside the box. Not collective.
+  long cell_containing(int axis, double x) const;
   bool periodic(int axis) const { return m_spec.periodic[axis]; }
 
   /// Ranks along `axis` and this rank's coordinate in the process grid.

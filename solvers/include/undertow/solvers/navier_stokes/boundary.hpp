@@ -111,6 +111,11 @@ struct BoundaryRule {
   double value;  ///< the prescribed velocity [m/s] (times the profile where `scaled`)
   bool scaled;   ///< an inflow face: the value follows its profile
   Profile profile;
+  /// TangentialDirichlet on a stretched axis: the ghost is w[0] wall + w[1] first + w[2] second
+  /// (the quadratic through the wall and the first two values inside, at the mirrored ghost
+  /// centre). On a uniform axis no_slip_ghost, whose weights are 8/3, -2 and 1/3.
+  bool stretched = false;
+  double weights[3] = {0, 0, 0};
 
   /// The layer of local indices of the component's field (owned space `own`) it sets.
   IndexSpace layer_of(const IndexSpace& own, const IndexSpace& ghosted) const {

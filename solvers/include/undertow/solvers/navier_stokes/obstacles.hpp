@@ -198,6 +198,9 @@ struct MaskSpec {
   double eps = 0;
   double eta_nu = 0;            ///< interpolated: eta * nu [m^2]
   double inv_h2[3] = {0, 0, 0}; ///< interpolated: 1 / h_a^2 along the axes of the grid [1/m^2]
+  /// Interpolated, per axis: uniform cells (inv_h2), or stretched ones, where h_a^2 becomes the
+  /// distance to the neighbour times the width of the face's control volume along a.
+  bool uniform[3] = {true, true, true};
   int dim = 2;
 };
 
@@ -229,7 +232,11 @@ KOKKOS_INLINE_FUNCTION T face_mask(const BasicShape<T>& shape, const GridGeometr
     for (int side = -1; side <= 1; side += 2) {
       double y[3] = {x[0], x[1], x[2]};
       y[a] = g.coordinate(a, index[a] + side);
-      q += rounded_positive(-shape.distance(y[0], y[1], y[2]), m.eps) * m.inv_h2[a];
+      const double inv_h2 =
+          m.uniform[a]
+              ? m.inv_h2[a]
+              : 1.0 / ((side < 0 ? x[a] - y[a] : y[a] - x[a]) * g.control_width(a, index[a]));
+      q += rounded_positive(-shape.distance(y[0], y[1], y[2]), m.eps) * inv_h2;
     }
   return q / (q + p / m.eta_nu);
 }

@@ -96,6 +96,7 @@ struct ConvectiveFace {
   IndexSpace layer; ///< the boundary faces, local indices
   long inward;      ///< +1 on a lower face, -1 on an upper one
   double speed;     ///< U_c [m/s]
+  double inv_h;     ///< 1 / the width of the cell inside the face [1/m]
 };
 
 struct NavierStokesParams {
@@ -224,6 +225,9 @@ class NavierStokes {
   std::array<Field, 3> make_velocity(const std::string& name) const;
   const Domain& domain() const { return m_domain; }
   const NavierStokesParams& params() const { return m_params; }
+  /// The grid spacing as the operators read it (uniform or stretched axes), for the fields of
+  /// this solver (ghost width 1). Not collective.
+  const GridSpacing& spacing() const { return m_spacing; }
 
  private:
   // The adjoint step transposes the forward step's pieces with its own halo plans, pressure
@@ -238,6 +242,7 @@ class NavierStokes {
 
   const Domain& m_domain;
   NavierStokesParams m_params;
+  GridSpacing m_spacing;
   /// What prepare() sets: normal faces before the halo exchange, ghosts after it.
   std::vector<BoundaryRule> m_face_rules, m_ghost_rules;
   /// The same with every value zero (prepare_homogeneous).
@@ -273,6 +278,11 @@ class NavierStokes {
 void keep_copy(const Domain& domain, const std::array<Field, 3>& src, std::array<Field, 3>& dst);
 /// The same for one field. Not collective.
 void keep_copy(const Field& src, Field& dst);
+
+/// Sum over `space` of mask * u, each term times its face's control volume on a stretched grid
+/// (on a uniform grid the caller multiplies by the one volume) [the unit of u, times m^dim on a
+/// stretched grid]. Local: not collective.
+double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim);
 
 /// A velocity field given as a function: component c at (x, y, z) and time t [m/s].
 using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;
