@@ -379,7 +379,7 @@ TEST(SnapshotSeries, AContinuedSeriesKeepsTheEarlierSnapshotsUpToTheRestartStep)
 }
 
 // A stretched grid is described as a rectilinear mesh whose vertex lists are the domain's faces
-// (uniform axes listed too), so ParaView shows the real cell sizes; a uniform one keeps its
+// (uniform axes listed too), as the XDMF format defines it; a uniform one keeps its
 // CoRectMesh.
 TEST(Xdmf, AStretchedGridListsItsVertices) {
   DomainSpec s = spec(3, false);
