@@ -216,11 +216,6 @@ void FlowOutputs::attach(Simulation& sim) {
   const long fields_every = m_cfg.get_int("fields.every");
   const double fields_interval = m_cfg.get_real("fields.interval");
   if (fields_every > 0 || fields_interval > 0) {
-    if (!ns.domain().all_uniform())
-      m_log.info("warning: fields.xmf describes this stretched grid as a rectilinear mesh "
-                 "(2DRectMesh/3DRectMesh, VXVY[VZ]); ParaView 5.11's XDMF reader reads its cell "
-                 "arrays but not its coordinates, so cells appear at wrong places there. The "
-                 "HDF5 snapshots in fields/ hold the values; docs/output.md says more.");
     m_fields = std::make_unique<FieldOutput>(ns.domain(), m_output_dir, m_cfg.hash(),
                                              sim.first_step() > 0 ? sim.first_step() : -1);
     // The start (a continued run's series goes on with the snapshots an uninterrupted run

@@ -2,8 +2,8 @@
 /// \file
 /// XDMF sidecars: the light-weight XML that lets ParaView (and VisIt) open a series of HDF5
 /// snapshots as one time-dependent dataset. We describe uniform grids (CoRectMesh), and
-/// stretched ones (RectMesh, each axis's vertex coordinates listed, as the format defines it;
-/// ParaView 5.11's XDMF reader does not read these coordinates right yet: docs/output.md), with
+/// stretched ones (RectMesh, each axis's vertex coordinates listed: ParaView places the cells
+/// where they are), with
 /// cell- or vertex-centred scalar attributes stored as datasets of FieldFile layout (slowest axis
 /// first).
 
