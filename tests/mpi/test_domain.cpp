@@ -227,8 +227,9 @@ TEST(Stretching, BadBoxesAreConfigErrorsNamingTheFix) {
   EXPECT_NE(config_error("cells = 8 8\ngrowth = 1.1\n").find("give domain.box"), std::string::npos);
   EXPECT_NE(config_error(base + "box = 0.1 0.1 3 0.3\n").find("inside the domain"),
             std::string::npos);
-  EXPECT_NE(config_error(base + "box = 0.1 0.1 0.6 0.3 0.5\n").find("the lower corner, then the upper"),
-            std::string::npos);
+  EXPECT_NE(
+      config_error(base + "box = 0.1 0.1 0.6 0.3 0.5\n").find("the lower corner, then the upper"),
+      std::string::npos);
   EXPECT_NE(config_error(base + "box = 0.1 0.1 0.6 0.3\nperiodic = 1 0\n").find("periodic"),
             std::string::npos);
   // A gap to the end narrower than the cells can grow into.
