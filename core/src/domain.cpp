@@ -262,15 +262,17 @@ Domain::Domain(const Communicator& comm, const DomainSpec& spec)
     m_stretched.host[a] = host;
     m_stretched.device[a] = device;
   }
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<double> w = spec.uniform(a) ? std::vector<double>() : spec.cell_widths(a);
+    m_min_spacing[a] = w.empty() ? spacing(a) : *std::min_element(w.begin(), w.end());
+  }
 }
 
-std::vector<double> Domain::cell_widths(int axis) const {
-  const long n = m_spec.cells[axis];
-  const std::vector<double>& f = m_spec.faces[static_cast<std::size_t>(axis)];
-  std::vector<double> w(static_cast<std::size_t>(n), spacing(axis));
-  if (!f.empty())
-    for (long i = 0; i < n; ++i)
-      w[std::size_t(i)] = f[std::size_t(i + 1)] - f[std::size_t(i)];
+std::vector<double> DomainSpec::cell_widths(int a) const {
+  const std::vector<double>& f = faces[static_cast<std::size_t>(a)];
+  std::vector<double> w(static_cast<std::size_t>(cells[a]), length[a] / double(cells[a]));
+  for (std::size_t i = 0; !f.empty() && i < w.size(); ++i)
+    w[i] = f[i + 1] - f[i];
   return w;
 }
 
@@ -279,13 +281,6 @@ long Domain::cell_containing(int axis, double x) const {
   if (f.empty())
     return static_cast<long>(std::floor((x - m_spec.origin[axis]) / spacing(axis)));
   return static_cast<long>(std::upper_bound(f.begin(), f.end(), x) - f.begin()) - 1;
-}
-
-double Domain::min_spacing(int axis) const {
-  if (uniform(axis))
-    return spacing(axis);
-  const std::vector<double> w = cell_widths(axis);
-  return *std::min_element(w.begin(), w.end());
 }
 
 int Domain::rank_of(std::array<int, 3> coords) const {

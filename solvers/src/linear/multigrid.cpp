@@ -311,12 +311,8 @@ MultigridPlan plan_multigrid(const DomainSpec& grid, const std::array<int, 3>& r
   const int dim = grid.dim;
   std::array<long, 3> cells = grid.cells;
   std::array<std::vector<double>, 3> widths;
-  for (int a = 0; a < 3; ++a) {
-    const std::vector<double>& faces = grid.faces[static_cast<std::size_t>(a)];
-    widths[a].assign(static_cast<std::size_t>(cells[a]), grid.length[a] / double(cells[a]));
-    for (std::size_t i = 0; !faces.empty() && i < widths[a].size(); ++i)
-      widths[a][i] = faces[i + 1] - faces[i]; // a stretched axis
-  }
+  for (int a = 0; a < 3; ++a)
+    widths[a] = grid.cell_widths(a);
   std::array<int, 3> q = ranks;
   // The balanced split of the current grid on q (a new or agglomerated level's).
   auto balanced = [&]() {

@@ -40,6 +40,8 @@ struct DomainSpec {
 
   /// True if axis `a` has cells of equal width.
   bool uniform(int a) const { return faces[static_cast<std::size_t>(a)].empty(); }
+  /// The widths of the cells along axis `a`, in order [length]. Not collective.
+  std::vector<double> cell_widths(int a) const;
 
   /// Declares the [domain] keys. Not collective.
   static void declare_keys(ConfigSchema& schema);
@@ -127,9 +129,9 @@ class Domain {
   /// True if every axis has cells of equal width.
   bool all_uniform() const { return uniform(0) && uniform(1) && uniform(2); }
   /// The widths of the global cells along `axis`, in order [length]. Not collective.
-  std::vector<double> cell_widths(int axis) const;
+  std::vector<double> cell_widths(int axis) const { return m_spec.cell_widths(axis); }
   /// The narrowest cell along `axis` [length].
-  double min_spacing(int axis) const;
+  double min_spacing(int axis) const { return m_min_spacing[axis]; }
   /// The global index of the cell along `axis` that contains the coordinate x (x = a face:
   /// the cell above it); may lie outside [0, cells) for x outside the box. Not collective.
   long cell_containing(int axis, double x) const;
@@ -176,7 +178,8 @@ class Domain {
   std::array<int, 3> m_dims{1, 1, 1};
   std::array<int, 3> m_coords{0, 0, 0};
   Communicator m_cart;
-  StretchedFaces m_stretched; ///< shared by every layout's geometry
+  StretchedFaces m_stretched;            ///< shared by every layout's geometry
+  std::array<double, 3> m_min_spacing{}; ///< per axis, the narrowest cell
 };
 
 /// First cell of part `c` of the balanced split of `cells` cells into `parts` parts, which every
