@@ -30,6 +30,20 @@ inline std::vector<Location> locations(int dim) {
   return out;
 }
 
+/// Faces of [origin, origin + length] on n cells at origin + length (xi + a sin(2 pi xi) /
+/// (2 pi)), xi = i / n: cells 1 + a times the mean width in the middle and 1 - a at both ends,
+/// smoothly (a DomainSpec::faces entry of a stretched axis).
+inline std::vector<double> smoothly_stretched(long n, double length, double a,
+                                              double origin = 0.0) {
+  const double two_pi = 8.0 * std::atan(1.0);
+  std::vector<double> f;
+  for (long i = 0; i <= n; ++i) {
+    const double xi = double(i) / double(n);
+    f.push_back(origin + (i == n ? length : length * (xi + a * std::sin(two_pi * xi) / two_pi)));
+  }
+  return f;
+}
+
 /// Every process grid (px, py, pz) with product `size` (pz = 1 in 2D).
 inline std::vector<std::array<int, 3>> process_grids(int dim, int size) {
   std::vector<std::array<int, 3>> out;

@@ -122,6 +122,32 @@ class ForceCoefficient : public Objective {
   std::string m_name;
 };
 
+/// seed += scale u dV over the owned points (dV the control volume of each).
+void add_volume_weighted(double scale, const Field& u, int dim, Field& seed) {
+  const FieldView uv = u.view(), sv = seed.view();
+  const GridGeometry g = u.geometry();
+  for_each(
+      "adj::kinetic_energy_stretched", u.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        sv(i, j, k) += scale * uv(i, j, k) * g.control_volume(dim, i, j, k);
+      });
+}
+
+/// lam += scale dV omega_a d(omega_a)/du over the owned cells, the enstrophy's derivative (dV
+/// the cell's volume on a stretched grid, 1 on a uniform one).
+template <class S>
+void add_enstrophy_derivative(const Velocity& v, const Velocity& lam, const Field& cells,
+                              const S& sp, int dim, bool uniform, double scale) {
+  const GridGeometry g = cells.geometry();
+  for_each(
+      "adj::enstrophy_derivative", cells.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const double volume = uniform ? 1.0 : g.control_volume(dim, i, j, k);
+        for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
+          const double w = navier_stokes::edge_vorticity(v, a, sp, i, j, k);
+          edge_vorticity_transpose(lam, a, sp, scale * volume * w, i, j, k);
+        }
+      });
+}
+
 /// Kinetic energy 1/2 <|u|^2>, as NavierStokes::kinetic_energy.
 class KineticEnergy : public Objective {
  public:
@@ -133,7 +159,11 @@ class KineticEnergy : public Objective {
   void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
     for (int c = 0; c < m_domain.dim(); ++c) {
       const Field& u = (*s.velocity)[c];
-      axpy(weight / double(u.layout().global.size()), u, seeds.velocity[c]);
+      if (m_domain.all_uniform())
+        axpy(weight / double(u.layout().global.size()), u, seeds.velocity[c]);
+      else // the volume-weighted mean
+        add_volume_weighted(weight / navier_stokes::total_control_volume(m_domain, u), u,
+                            m_domain.dim(), seeds.velocity[c]);
     }
     seeds.has_velocity = true;
   }
@@ -146,7 +176,8 @@ class KineticEnergy : public Objective {
 class Enstrophy : public Objective {
  public:
   explicit Enstrophy(const Domain& d)
-      : m_domain(d), m_cells(d, Location::Cell, 1, "adj::enstrophy_cells") {}
+      : m_domain(d), m_cells(d, Location::Cell, 1, "adj::enstrophy_cells"),
+        m_spacing(grid_spacing(d, m_cells.layout())) {}
   std::string describe() const override { return "enstrophy"; }
   double value(const StepState& s) override {
     return navier_stokes::enstrophy(m_domain, *s.velocity);
@@ -154,30 +185,28 @@ class Enstrophy : public Objective {
   void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
     const Velocity v = velocity_views(*s.velocity), lam = velocity_views(seeds.velocity);
     const int dim = m_domain.dim();
-    const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                          1.0 / m_domain.spacing(2)};
-    const double scale = weight / double(m_cells.layout().global.size());
-    for_each(
-        "adj::enstrophy_derivative", m_cells.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-          for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
-            const double w = navier_stokes::edge_vorticity(v, a, ih, i, j, k);
-            edge_vorticity_transpose(lam, a, ih, scale * w, i, j, k);
-          }
-        });
+    const bool uniform = m_domain.all_uniform();
+    double box = 1.0; // the enstrophy of a stretched grid is the volume integral over the box's
+    for (int a = 0; a < dim; ++a)
+      box *= m_domain.spec().length[a];
+    const double scale = weight / (uniform ? double(m_cells.layout().global.size()) : box);
+    with_spacing(m_spacing, [&](const auto& sp) {
+      add_enstrophy_derivative(v, lam, m_cells, sp, dim, uniform, scale);
+    });
     seeds.has_velocity = true;
   }
 
  private:
   const Domain& m_domain;
   Field m_cells;
+  GridSpacing m_spacing;
 };
 
 /// Local indices of the cell containing x on this rank, or false if another rank owns it.
 bool owned_cell(const Domain& d, const Field& cells, const std::array<double, 3>& x, long idx[3]) {
   bool inside = true;
   for (int a = 0; a < 3; ++a) {
-    const long global =
-        a < d.dim() ? static_cast<long>(std::floor((x[a] - d.spec().origin[a]) / d.spacing(a))) : 0;
+    const long global = a < d.dim() ? d.cell_containing(a, x[a]) : 0;
     idx[a] = global - cells.layout().global_offset[a];
     inside = inside && idx[a] >= cells.owned().begin[a] && idx[a] < cells.owned().end[a];
   }

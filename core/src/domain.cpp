@@ -384,8 +384,9 @@ std::string Domain::describe() const {
 void require_uniform_cells(const Domain& domain, const std::string& what) {
   if (!domain.all_uniform())
     throw ConfigError("domain.box: " + what +
-                      " does not run on stretched grids yet (the Navier-Stokes forward run "
-                      "does); use uniform cells (domain.cells instead of domain.box).");
+                      " does not run on stretched grids yet (the Navier-Stokes runs and "
+                      "their gradients do); use uniform cells (domain.cells instead of "
+                      "domain.box).");
 }
 
 void require_inside(const Domain& domain, const std::array<double, 3>& x, const std::string& key) {

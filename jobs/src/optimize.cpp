@@ -322,7 +322,7 @@ class OptimisationRecord {
     }
     m_h = 1e300;
     for (int a = 0; a < job.domain.dim(); ++a)
-      m_h = std::min(m_h, job.domain.spacing(a));
+      m_h = std::min(m_h, job.domain.min_spacing(a)); // the narrowest cells: the body's
     job.log.info(" iter   objective J          |grad|      area dev    violation   step       "
                  "solves   wall [s]");
   }

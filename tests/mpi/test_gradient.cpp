@@ -36,9 +36,10 @@ void print_taylor(const std::string& group, const TaylorResult& r) {
 
 /// Taylor tests of every parameter group of the channel case with the given time scheme and
 /// kind of mask.
-void taylor_test_every_group(bool average, TimeScheme scheme, MaskKind mask = MaskKind::Smooth) {
+void taylor_test_every_group(bool average, TimeScheme scheme, MaskKind mask = MaskKind::Smooth,
+                             bool stretched = false) {
   const auto grids = undertow::testing::process_grids(2, world().size());
-  const Domain d(world(), channel_domain(grids.back()));
+  const Domain d(world(), channel_domain(grids.back(), stretched));
   const Log log(world());
   GradientDriver driver(d, channel_objective(kDt * kSteps, average), log, 0);
   Control m = channel_control(d, scheme);
@@ -88,6 +89,13 @@ TEST(ChannelGradientImex, TaylorTestOfEveryParameterGroup) {
 TEST(ChannelGradientInterpolatedMask, TaylorTestOfEveryParameterGroup) {
   taylor_test_every_group(false, TimeScheme::SspRk3, MaskKind::Interpolated);
   taylor_test_every_group(true, TimeScheme::Rk3CrankNicolson, MaskKind::Interpolated);
+}
+
+// A stretched grid (every transpose with per-cell widths, the volume-weighted pressure solve and
+// forces, energies and probes of a stretched grid), both time schemes, the interpolated mask.
+TEST(ChannelGradientStretched, TaylorTestOfEveryParameterGroup) {
+  taylor_test_every_group(true, TimeScheme::SspRk3, MaskKind::Interpolated, true);
+  taylor_test_every_group(false, TimeScheme::Rk3CrankNicolson, MaskKind::Smooth, true);
 }
 
 /// Central differences of every scalar parameter against the adjoint, to 1e-6 relative.

@@ -745,23 +745,12 @@ TEST(NavierStokes, KokkosPressureCGGivesPetscFlowOnAnyNumberOfRanks) {
 
 // --- Stretched grids (DomainSpec::faces) ---------------------------------------------------------
 
-/// Faces of [0, length] on n cells by x = length (xi + a sin(2 pi xi) / (2 pi)): cells 1 + a
-/// times the mean width in the middle and 1 - a near the ends, smoothly.
-std::vector<double> smoothly_stretched(long n, double length, double a) {
-  std::vector<double> f;
-  for (long i = 0; i <= n; ++i) {
-    const double xi = double(i) / double(n);
-    f.push_back(i == n ? length : length * (xi + a * std::sin(2 * kPi * xi) / (2 * kPi)));
-  }
-  return f;
-}
-
 /// The inflow/outflow channel of PoiseuilleFromInflowToOutflowIsExact on 2n x n cells clustered
 /// at both walls (1/2 of the mean width there, 3/2 in the middle) and at both ends.
 DomainSpec stretched_channel(long n) {
   DomainSpec s = box(2, {2 * n, n, 1}, {kChannelL, kChannelH, 1}, {false, false, false});
-  s.faces[0] = smoothly_stretched(2 * n, kChannelL, 0.5);
-  s.faces[1] = smoothly_stretched(n, kChannelH, 0.5);
+  s.faces[0] = undertow::testing::smoothly_stretched(2 * n, kChannelL, 0.5);
+  s.faces[1] = undertow::testing::smoothly_stretched(n, kChannelH, 0.5);
   return s;
 }
 
@@ -800,8 +789,8 @@ TEST(NavierStokesStretched, SameOnAnyNumberOfRanks) {
   p.pressure.preconditioner = linear::PressurePreconditioner::Multigrid;
   p.boundaries.face[3].velocity[0] = 1.0;
   DomainSpec cavity = box(2, {24, 20, 1}, {1, 1, 1}, {false, false, false});
-  cavity.faces[0] = smoothly_stretched(24, 1.0, 0.6);
-  cavity.faces[1] = smoothly_stretched(20, 1.0, 0.6);
+  cavity.faces[0] = undertow::testing::smoothly_stretched(24, 1.0, 0.6);
+  cavity.faces[1] = undertow::testing::smoothly_stretched(20, 1.0, 0.6);
   for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson}) {
     p.scheme = scheme;
     expect_same_on_any_rank_count(cavity, p, 10, 0.005);
@@ -810,8 +799,8 @@ TEST(NavierStokesStretched, SameOnAnyNumberOfRanks) {
   q.boundaries.face[1].velocity[0] = 0.5;
   q.pressure.preconditioner = linear::PressurePreconditioner::Multigrid;
   DomainSpec duct = box(3, {13, 11, 9}, {2, 1, 1}, {false, false, false});
-  duct.faces[1] = smoothly_stretched(11, 1.0, 0.5);
-  duct.faces[2] = smoothly_stretched(9, 1.0, 0.5);
+  duct.faces[1] = undertow::testing::smoothly_stretched(11, 1.0, 0.5);
+  duct.faces[2] = undertow::testing::smoothly_stretched(9, 1.0, 0.5);
   expect_same_on_any_rank_count(duct, q, 6, 0.02);
 }
 

@@ -2,6 +2,7 @@
 
 #include "undertow/solvers/navier_stokes/transposes.hpp"
 
+#include "force_transpose.hpp"
 #include "momentum_transpose.hpp"
 #include "projection_transpose.hpp"
 
@@ -15,21 +16,31 @@ void zero(Velocity3& lambda, int dim) {
 
 namespace {
 
-struct InverseSpacing {
-  double ih[3];
-};
-
-InverseSpacing inverse_spacing(const Domain& d) {
-  return {{1.0 / d.spacing(0), 1.0 / d.spacing(1), 1.0 / d.spacing(2)}};
-}
-
 /// sum over the free faces of lambda_e lap u_c: dJ/dnu of one component, without its dt.
-double viscous_derivative(const Velocity& v, const FieldView& le, int c, int dim,
-                          const double ih[3], const IndexSpace& free) {
-  const double inv_h[3] = {ih[0], ih[1], ih[2]};
+template <class S>
+double viscous_derivative_kernel(const Velocity& v, const FieldView& le, int c, int dim,
+                                 const S& sp, const IndexSpace& free) {
   return local_sum(
       "adj::viscosity_derivative", free, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-        acc += le(i, j, k) * laplacian(v, c, dim, inv_h, i, j, k);
+        acc += le(i, j, k) * laplacian(v, c, dim, sp, i, j, k);
+      });
+}
+double viscous_derivative(const Velocity& v, const FieldView& le, int c, int dim,
+                          const GridSpacing& spacing, const IndexSpace& free) {
+  double sum = 0;
+  with_spacing(spacing,
+               [&](const auto& sp) { sum = viscous_derivative_kernel(v, le, c, dim, sp, free); });
+  return sum;
+}
+
+/// f := f / V (divide) or f V over `space`, V the cell volumes of f's layout.
+void scale_by_cell_volume(Field& f, const IndexSpace& space, int dim, bool divide) {
+  const FieldView v = f.view();
+  const GridGeometry g = f.geometry();
+  for_each(
+      "adj::cell_volume_scale", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        const double volume = g.control_volume(dim, i, j, k);
+        v(i, j, k) = divide ? v(i, j, k) / volume : v(i, j, k) * volume;
       });
 }
 
@@ -39,7 +50,6 @@ NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
     : m_ns(forward), m_domain(forward.domain()),
       m_face_rules(boundary_rules(m_domain, forward.params().boundaries, true)),
       m_ghost_rules(boundary_rules(m_domain, forward.params().boundaries, false)) {
-  require_uniform_cells(m_domain, "the Navier-Stokes adjoint (gradients)");
   m_euler = forward.make_velocity("adj::euler");
   m_lambda_e = forward.make_velocity("adj::lambda_euler");
   m_stage1 = forward.make_velocity("adj::stage1");
@@ -156,14 +166,20 @@ void NavierStokesAdjoint::transpose_boundary(Velocity3& lambda, FlowGradient& in
     const bool dirichlet = r->kind == BoundaryRule::Kind::TangentialDirichlet;
     const GridGeometry g = f.geometry();
     const Profile prof = r->profile;
-    const bool scaled = r->scaled;
-    // ghost = (8 value - 6 first + second) / 3 (no-slip) or first (zero gradient).
+    const bool scaled = r->scaled, stretched = r->stretched;
+    const double w0 = r->weights[0], w1 = r->weights[1], w2 = r->weights[2];
+    // ghost = (8 value - 6 first + second) / 3 (no-slip; w0 value + w1 first + w2 second next to
+    // a stretched wall) or first (zero gradient).
     into.boundary_velocity[2 * a + r->side][r->component] += local_sum(
         "adj::bc_tangential_ghost", r->layer_of(f.owned(), f.ghosted()),
         KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
           const double w = l(i, j, k);
           l(i, j, k) = 0.0;
-          if (dirichlet) {
+          if (dirichlet && stretched) {
+            add_at(l, i, j, k, a, inward, w1 * w);
+            add_at(l, i, j, k, a, 2 * inward, w2 * w);
+            dvalue += w0 * w * (scaled ? prof.factor(g, i, j, k) : 1.0);
+          } else if (dirichlet) {
             add_at(l, i, j, k, a, inward, -2.0 * w);
             add_at(l, i, j, k, a, 2 * inward, w / 3.0);
             dvalue += 8.0 / 3.0 * w * (scaled ? prof.factor(g, i, j, k) : 1.0);
@@ -200,13 +216,11 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   const int dim = m_domain.dim();
   const auto& params = m_ns.params();
   const double nu = params.nu;
-  const InverseSpacing sp = inverse_spacing(m_domain);
+  const GridSpacing& sp = m_ns.spacing();
   const Velocity v = velocity_views(us);
   const bool penalised = m_ns.penalised();
   const double eta = params.obstacles.eta;
-  double volume = 1.0;
-  for (int d = 0; d < dim; ++d)
-    volume *= m_domain.spacing(d);
+  const double volume = uniform_face_volume(m_domain);
   // The penalised Euler step u_p, recomputed at the tape's state, for the derivatives with
   // respect to chi and the masks.
   if (penalised)
@@ -224,14 +238,10 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
       const double seed = force_scale * force_seed[k][c];
       if (seed == 0.0)
         continue;
-      const FieldView mk = m_ns.mask(static_cast<int>(k), c).view(), up = m_euler[c].view();
-      const FieldView dmk = m_mask_force_gradient[k][c].view();
-      const bool first = !seeded;
-      for_each(
-          "adj::force_seed", free, KOKKOS_LAMBDA(long i, long j, long kk) {
-            le(i, j, kk) = (first ? 0.0 : le(i, j, kk)) + seed * mk(i, j, kk);
-            dmk(i, j, kk) += seed * up(i, j, kk);
-          });
+      if (!seeded)
+        fill_value(m_lambda_e[c], free, 0.0);
+      add_force_seed(free, seed, m_ns.mask(static_cast<int>(k), c), m_euler[c].view(), dim, le,
+                     m_mask_force_gradient[k][c].view());
       seeded = true;
     }
     // One pass: the u0 part of the combination, the penalty u_p = e / (1 + dt chi / eta) with
@@ -259,16 +269,11 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
     // Convective outflow faces: e = us - dt U_c (us - us_inner) / h instead of the momentum
     // equation; their adjoint is handled here and removed from the momentum transpose.
     double convective_sum = 0;
-    for (int side = 0; side < 2 && !m_domain.periodic(c); ++side) {
-      const FaceBoundary& f = params.boundaries.face[2 * c + side];
-      if (f.kind != BoundaryKind::Convective || !m_domain.touches_boundary(c, side))
-        continue;
-      const long at_face = side == 0 ? free.begin[c] : free.end[c] - 1;
-      const long inward = side == 0 ? 1 : -1;
-      const double rate = dt * std::abs(f.velocity[c]) * sp.ih[c];
+    for (const ConvectiveFace& f : m_ns.convective_faces(c)) {
+      const long inward = f.inward;
+      const double rate = dt * f.speed * f.inv_h;
       convective_sum += local_sum(
-          "adj::convective_outflow", layer(free, c, at_face),
-          KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          "adj::convective_outflow", f.layer, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
             const double w = le(i, j, k);
             lus(i, j, k) -= rate * w;
             add_at(lus, i, j, k, c, inward, rate * w);
@@ -278,13 +283,12 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
     }
     // The parameters in dt R(us) (convective faces have no body force).
     m_local.body_force[c] += dt * (lambda_sum - convective_sum);
-    dnu += dt * viscous_derivative(v, le, c, dim, sp.ih, free);
+    dnu += dt * viscous_derivative(v, le, c, dim, sp, free);
   }
   // dt R(us) transposed, gathered into each component of lambda_us (it reads lambda_e of every
   // component, so it comes after all of them).
   for (int t = 0; t < dim; ++t) {
-    const MomentumTranspose mt{v,  velocity_views(m_lambda_e),    lambda_us[t].view(), dt,
-                               nu, {sp.ih[0], sp.ih[1], sp.ih[2]}};
+    const MomentumTranspose mt{v, velocity_views(m_lambda_e), lambda_us[t].view(), dt, nu, sp};
     transpose_momentum(t, dim, mt, lambda_us[t].ghosted());
   }
   m_local.nu += dnu;
@@ -318,17 +322,23 @@ void NavierStokesAdjoint::potential_ghosts_transpose(Field& lambda) {
 void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Field* psi_seed) {
   const int dim = m_domain.dim();
   Field& mu_stage = m_mu[stage < 0 || stage > 3 ? 0 : stage];
-  const InverseSpacing sp = inverse_spacing(m_domain);
+  const GridSpacing& sp = m_ns.spacing();
+  const bool stretched = !m_domain.all_uniform();
   const FieldView lpsi = m_lambda_psi.view();
   {
     auto scope = m_timers.scope("projection adjoint");
     // u -= G psi on the free faces.
     fill_value(m_lambda_psi, m_lambda_psi.ghosted(), 0.0);
     for (int c = 0; c < dim; ++c)
-      gradient_transpose_gather(m_ns.free_faces(c), lambda[c].view(), -1.0, c, sp.ih[c], lpsi);
+      gradient_transpose_gather(m_ns.free_faces(c), lambda[c].view(), -1.0, c, sp, lpsi);
     if (psi_seed)
       axpy(1.0, *psi_seed, m_lambda_psi);
     potential_ghosts_transpose(m_lambda_psi);
+    // On a stretched grid L is symmetric in the volume-weighted product (V L is), so
+    // L^-T = V L^-1 V^-1: the solve below takes V^-1 lambda_psi, and its solution is
+    // multiplied by V where the divergence's transpose reads it.
+    if (stretched)
+      scale_by_cell_volume(m_lambda_psi, m_lambda_psi.owned(), dim, true);
   }
   {
     auto scope = m_timers.scope("poisson adjoint");
@@ -361,8 +371,14 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
   }
   auto scope = m_timers.scope("projection adjoint");
   // div = D u over the owned cells.
+  const Field* mu = &mu_stage;
+  if (stretched) {
+    copy(mu_stage, m_lambda_psi); // (no longer needed) V mu, the transposed solve's solution
+    scale_by_cell_volume(m_lambda_psi, m_lambda_psi.owned(), dim, false);
+    mu = &m_lambda_psi;
+  }
   for (int d = 0; d < dim; ++d)
-    divergence_transpose_gather(mu_stage.owned(), mu_stage.view(), d, sp.ih[d], lambda[d].view());
+    divergence_transpose_gather(mu->owned(), mu->view(), d, sp, lambda[d].view());
   prepare_adjoint(lambda);
 }
 

@@ -44,13 +44,16 @@ double volume_sum(const Field& f, int dim, bool squares) {
   const GridGeometry g = f.geometry();
   return local_sum(
       "ns::volume_sum", f.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-        const double volume = g.control_width(0, i) * g.control_width(1, j) *
-                              (dim == 3 ? g.control_width(2, k) : 1.0);
+        const double volume = g.control_volume(dim, i, j, k);
         acc += (squares ? v(i, j, k) * v(i, j, k) : 1.0) * volume;
       });
 }
 
 } // namespace
+
+double total_control_volume(const Domain& d, const Field& f) {
+  return d.comm().sum(volume_sum(f, d.dim(), false));
+}
 
 double kinetic_energy(const Domain& d, const std::array<Field, 3>& u) {
   double twice = 0;
@@ -58,7 +61,7 @@ double kinetic_energy(const Domain& d, const std::array<Field, 3>& u) {
     twice += d.all_uniform()
                  ? global_dot(d.comm(), u[c], u[c]) / double(u[c].layout().global.size())
                  : d.comm().sum(volume_sum(u[c], d.dim(), true)) /
-                       d.comm().sum(volume_sum(u[c], d.dim(), false)); // volume-weighted mean
+                       total_control_volume(d, u[c]); // volume-weighted mean
   return 0.5 * twice;
 }
 
@@ -75,8 +78,7 @@ double enstrophy(const Domain& d, const std::array<Field, 3>& u) {
     const GridGeometry g = cells.geometry;
     const double sum = local_sum(
         "ns::enstrophy_stretched", cells.owned, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-          const double volume = g.control_width(0, i) * g.control_width(1, j) *
-                                (dim == 3 ? g.control_width(2, k) : 1.0);
+          const double volume = g.control_volume(dim, i, j, k);
           for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
             const double w = edge_vorticity(v, a, sp, i, j, k);
             acc += w * w * volume;

@@ -6,6 +6,7 @@
 
 #include "undertow/core/error.hpp"
 
+#include "force_transpose.hpp"
 #include "momentum_transpose.hpp"
 #include "projection_transpose.hpp"
 
@@ -35,20 +36,32 @@ void viscous_rows(const NavierStokes& ns, int c, const Field& x, Field& masked) 
     fill_value(masked, f.layer, 0.0);
 }
 
-/// out := scale L^T m at every local point (the Laplacian's symmetric stencil, 0 beyond the
-/// array), m being zero off the rows of L.
-void laplacian_transpose(const Field& m, double scale, const double ih[3], int dim, Field& out) {
+/// out := scale L^T m at every local point (the Laplacian's 3-point stencils, symmetric on
+/// uniform axes; 0 beyond the array), m being zero off the rows of L; m of component c.
+template <class S>
+void laplacian_transpose_kernel(const Field& m, int c, double scale, const S& sp, int dim,
+                                Field& out) {
   const FieldView mv = m.view(), ov = out.view();
-  const double h2[3] = {ih[0] * ih[0], ih[1] * ih[1], ih[2] * ih[2]};
   for_each(
       "adj::laplacian_transpose", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
         double sum = 0;
-        for (int d = 0; d < dim; ++d)
-          sum += (fetch<true>(mv, i, j, k, d, 1, d, 0) + fetch<true>(mv, i, j, k, d, -1, d, 0) -
-                  2.0 * mv(i, j, k)) *
-                 h2[d];
+        for (int d = 0; d < dim; ++d) {
+          if (sp.uniform(d)) {
+            const double inv_h = sp.cell(d, along(d, i, j, k));
+            sum += (fetch<true>(mv, i, j, k, d, 1, d, 0) + fetch<true>(mv, i, j, k, d, -1, d, 0) -
+                    2.0 * mv(i, j, k)) *
+                   (inv_h * inv_h);
+          } else {
+            sum += stretched_diffusion_gather<true>(mv, c, d, sp, i, j, k);
+          }
+        }
         ov(i, j, k) = scale * sum;
       });
+}
+void laplacian_transpose(const Field& m, int c, double scale, const GridSpacing& spacing, int dim,
+                         Field& out) {
+  with_spacing(spacing,
+               [&](const auto& sp) { laplacian_transpose_kernel(m, c, scale, sp, dim, out); });
 }
 
 /// y := (1 + penalty chi) x + s on `space` (chi may be empty).
@@ -57,16 +70,6 @@ void diagonal_plus(const IndexSpace& space, const FieldView& x, const FieldView&
   for_each(
       "adj::helmholtz_transpose", space, KOKKOS_LAMBDA(long i, long j, long k) {
         y(i, j, k) = (1.0 + (chi.data() ? penalty * chi(i, j, k) : 0.0)) * x(i, j, k) + s(i, j, k);
-      });
-}
-
-/// On the free faces: lambda_ustar += seed mask, dmask += seed u* (an obstacle's force term).
-void force_seed_term(const IndexSpace& space, double seed, const FieldView& mask,
-                     const FieldView& ustar, const FieldView& lambda, const FieldView& dmask) {
-  for_each(
-      "adj::imex_force_seed", space, KOKKOS_LAMBDA(long i, long j, long k) {
-        lambda(i, j, k) += seed * mask(i, j, k);
-        dmask(i, j, k) += seed * ustar(i, j, k);
       });
 }
 
@@ -81,15 +84,22 @@ void chi_term(const IndexSpace& space, double penalty, const FieldView& mu, cons
 
 /// Over the rows of the viscous terms (m nonzero there only): sum of m (L w + L u*), and sum of
 /// m. Returns {the first, the second}.
-std::array<double, 2> viscous_sums(const IndexSpace& space, const Velocity& w,
-                                   const Velocity& ustar, const FieldView& m, int c, int dim,
-                                   const double ih[3]) {
-  const double inv_h[3] = {ih[0], ih[1], ih[2]};
-  const double lap = local_sum(
+template <class S>
+double viscous_product(const IndexSpace& space, const Velocity& w, const Velocity& ustar,
+                       const FieldView& m, int c, int dim, const S& sp) {
+  return local_sum(
       "adj::imex_viscosity_derivative", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
         acc += m(i, j, k) *
-               (laplacian(w, c, dim, inv_h, i, j, k) + laplacian(ustar, c, dim, inv_h, i, j, k));
+               (laplacian(w, c, dim, sp, i, j, k) + laplacian(ustar, c, dim, sp, i, j, k));
       });
+}
+
+std::array<double, 2> viscous_sums(const IndexSpace& space, const Velocity& w,
+                                   const Velocity& ustar, const FieldView& m, int c, int dim,
+                                   const GridSpacing& spacing) {
+  double lap = 0;
+  with_spacing(spacing,
+               [&](const auto& sp) { lap = viscous_product(space, w, ustar, m, c, dim, sp); });
   const double sum = local_sum(
       "adj::imex_force_derivative", space,
       KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += m(i, j, k); });
@@ -138,14 +148,13 @@ void NavierStokesAdjoint::apply_helmholtz_transpose(int k, double dt, const Velo
   const ImexSubstep& s = kRk3CrankNicolson[k];
   const auto& params = m_ns.params();
   const int dim = m_domain.dim();
-  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                        1.0 / m_domain.spacing(2)};
+  const GridSpacing& sp = m_ns.spacing();
   const double penalty = m_ns.penalised() ? 2.0 * s.alpha * dt / params.obstacles.eta : 0.0;
   // H = D - a L P0: H^T = D - a P0^T L^T, the rows of L being the free faces that are not
   // convective outflow faces.
   for (int c = 0; c < dim; ++c) {
     viscous_rows(m_ns, c, x[c], m_masked[c]);
-    laplacian_transpose(m_masked[c], -s.alpha * dt * params.nu, ih, dim, m_scatter[c]);
+    laplacian_transpose(m_masked[c], c, -s.alpha * dt * params.nu, sp, dim, m_scatter[c]);
   }
   FlowGradient discarded;
   transpose_boundary(m_scatter, discarded);
@@ -186,11 +195,8 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   const ImexSubstep& s = kRk3CrankNicolson[k];
   const auto& params = m_ns.params();
   const int dim = m_domain.dim();
-  const double ih[3] = {1.0 / m_domain.spacing(0), 1.0 / m_domain.spacing(1),
-                        1.0 / m_domain.spacing(2)};
-  double volume = 1.0;
-  for (int d = 0; d < dim; ++d)
-    volume *= m_domain.spacing(d);
+  const GridSpacing& sp = m_ns.spacing();
+  const double volume = uniform_face_volume(m_domain);
   // u* recomputed at the tape's state (the same solve, so bitwise the forward's), prepared as
   // the projection and the viscous terms read it.
   m_ns.imex_right_hand_side(k, w, w_previous, p, dt, m_imex_rhs);
@@ -203,9 +209,9 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
       for (int c = 0; c < dim; ++c) {
         const double seed = force_scale * force_seed[b][c];
         if (seed != 0.0)
-          force_seed_term(m_ns.free_faces(c), seed, m_ns.mask(static_cast<int>(b), c).view(),
-                          m_ustar[c].view(), lambda_ustar[c].view(),
-                          m_mask_force_gradient[b][c].view());
+          add_force_seed(m_ns.free_faces(c), seed, m_ns.mask(static_cast<int>(b), c),
+                         m_ustar[c].view(), dim, lambda_ustar[c].view(),
+                         m_mask_force_gradient[b][c].view());
       }
   }
   // mu = H^-T lambda_u*: the adjoint of the right-hand side.
@@ -218,7 +224,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
     const IndexSpace& free = m_ns.free_faces(c);
     const FieldView mu = m_viscous_mu[c].view();
     // The pressure term -2 alpha dt G p on every free face.
-    gradient_transpose_gather(free, mu, -2.0 * s.alpha * dt, c, ih[c], m_gradient_transpose.view());
+    gradient_transpose_gather(free, mu, -2.0 * s.alpha * dt, c, sp, m_gradient_transpose.view());
     // H depends on chi through its diagonal: dJ/dchi -= mu penalty u*.
     if (m_ns.penalised())
       chi_term(free, penalty, mu, m_ustar[c].view(), m_chi_gradient[c].view());
@@ -226,16 +232,16 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
     viscous_rows(m_ns, c, m_viscous_mu[c], m_masked[c]);
     // nu enters through alpha dt nu (L w + L u*), the body force through 2 alpha dt f.
     const auto sums = viscous_sums(free, velocity_views(w), velocity_views(m_ustar),
-                                   m_masked[c].view(), c, dim, ih);
+                                   m_masked[c].view(), c, dim, sp);
     dnu += s.alpha * dt * sums[0];
     m_local.body_force[c] += 2.0 * s.alpha * dt * sums[1];
     // The boundary values in alpha dt nu L u*: the affine part of H, through prepare's transpose
     // (its interior part is discarded; H^T had it).
-    laplacian_transpose(m_masked[c], s.alpha * dt * params.nu, ih, dim, m_scatter[c]);
+    laplacian_transpose(m_masked[c], c, s.alpha * dt * params.nu, sp, dim, m_scatter[c]);
     // The identity part of the right-hand side, and the convective outflow rule.
     add_on(free, mu, lambda_w[c].view());
     for (const ConvectiveFace& f : m_ns.convective_faces(c)) {
-      const double rate = f.speed * ih[c];
+      const double rate = f.speed * f.inv_h;
       convective_transpose(f, c, dt * rate * s.gamma, mu, lambda_w[c].view());
       if (s.zeta != 0.0)
         convective_transpose(f, c, dt * rate * s.zeta, mu, (*lambda_w_previous)[c].view());
@@ -249,9 +255,8 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   // component (they read mu of every component).
   const double gamma_dt = s.gamma * dt;
   for (int t = 0; t < dim; ++t) {
-    const MomentumTranspose mt{
-        velocity_views(w), velocity_views(m_masked),      lambda_w[t].view(),
-        gamma_dt,          s.alpha * params.nu / s.gamma, {ih[0], ih[1], ih[2]}};
+    const MomentumTranspose mt{velocity_views(w), velocity_views(m_masked),      lambda_w[t].view(),
+                               gamma_dt,          s.alpha * params.nu / s.gamma, sp};
     transpose_momentum(t, dim, mt, lambda_w[t].ghosted());
     if (s.zeta == 0.0)
       continue;
@@ -260,7 +265,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
                                      (*lambda_w_previous)[t].view(),
                                      s.zeta * dt,
                                      0.0,
-                                     {ih[0], ih[1], ih[2]}};
+                                     sp};
     transpose_momentum(t, dim, previous, (*lambda_w_previous)[t].ghosted());
   }
 }

@@ -13,18 +13,24 @@ struct MomentumTranspose {
   Velocity lambda_e; ///< adjoints of the Euler steps e_c = us_c + dt R_c(us), zero off free faces
   FieldView out;     ///< adjoint of us_T, added to
   double dt, nu;
-  double ih[3];
+  GridSpacing spacing;
 };
 
 /// out += dt (dR/du_T)^T lambda_e over `space`, in gather form (momentum_tendency_gather).
-template <int T, int Dim, bool Guarded>
-void gather_into(const MomentumTranspose& t, const IndexSpace& space) {
+template <int T, int Dim, bool Guarded, class S>
+void gather_into(const MomentumTranspose& t, const S& sp, const IndexSpace& space) {
+  const Velocity v = t.v, lambda_e = t.lambda_e;
+  const FieldView out = t.out;
+  const double nu = t.nu, dt = t.dt;
   for_each(
       Guarded ? "adj::momentum_gather_shell" : "adj::momentum_gather", space,
       KOKKOS_LAMBDA(long i, long j, long k) {
-        t.out(i, j, k) +=
-            momentum_tendency_gather<T, Dim, Guarded>(t.v, t.lambda_e, t.ih, t.nu, t.dt, i, j, k);
+        out(i, j, k) += momentum_tendency_gather<T, Dim, Guarded>(v, lambda_e, sp, nu, dt, i, j, k);
       });
+}
+template <int T, int Dim, bool Guarded>
+void gather_into(const MomentumTranspose& t, const IndexSpace& space) {
+  with_spacing(t.spacing, [&](const auto& sp) { gather_into<T, Dim, Guarded>(t, sp, space); });
 }
 
 /// The gather over every point of component T's array: the interior without bounds checks, the

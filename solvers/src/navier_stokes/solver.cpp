@@ -537,8 +537,7 @@ double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u
         KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += m(i, j, k) * u(i, j, k); });
   return local_sum(
       "ns::obstacle_force_stretched", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-        const double volume = g.control_width(0, i) * g.control_width(1, j) *
-                              (dim == 3 ? g.control_width(2, k) : 1.0);
+        const double volume = g.control_volume(dim, i, j, k);
         acc += m(i, j, k) * u(i, j, k) * volume;
       });
 }

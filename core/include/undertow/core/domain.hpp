@@ -98,6 +98,11 @@ struct GridGeometry {
       return stretched.face(axis, g + 1) - stretched.face(axis, g);
     return 0.5 * (stretched.face(axis, g + 1) - stretched.face(axis, g - 1));
   }
+
+  /// The volume (area in 2D) of the control volume of local point (i, j, k) [m^dim].
+  KOKKOS_INLINE_FUNCTION double control_volume(int dim, long i, long j, long k) const {
+    return control_width(0, i) * control_width(1, j) * (dim == 3 ? control_width(2, k) : 1.0);
+  }
 };
 
 /// The local array shape and index spaces of one (location, ghost width) on one rank.

@@ -16,6 +16,9 @@ double max_divergence(NavierStokes& ns);
 double kinetic_energy(const NavierStokes& ns);
 /// The same of a velocity triple. Collective.
 double kinetic_energy(const Domain& domain, const std::array<Field, 3>& u);
+/// The sum of the control volumes of the owned points of `f` over every rank [m^dim]: the
+/// weight of the volume-weighted means of a stretched grid. Collective.
+double total_control_volume(const Domain& domain, const Field& f);
 /// Enstrophy per unit volume, 1/2 <|curl u|^2> [1/s^2], from the vorticity on cell edges
 /// (corners in 2D). Collective.
 double enstrophy(NavierStokes& ns);

@@ -79,24 +79,50 @@ KOKKOS_INLINE_FUNCTION void advection_term_transpose(const Velocity& v, const Ve
   add_at(ld, i, j, k, c, -1, -0.5 * s * L);
 }
 
-/// Transpose of diffusion_term: the symmetric 3-point stencil along d.
-KOKKOS_INLINE_FUNCTION void diffusion_term_transpose(const FieldView& lc, int d, double inv_h2,
+/// Transpose of diffusion_term: the 3-point stencil along d, symmetric on a uniform axis.
+template <class S>
+KOKKOS_INLINE_FUNCTION void diffusion_term_transpose(const FieldView& lc, int c, int d, const S& sp,
                                                      double w, long i, long j, long k) {
-  add_at(lc, i, j, k, d, 1, w * inv_h2);
-  add_at(lc, i, j, k, d, 0, -2.0 * w * inv_h2);
-  add_at(lc, i, j, k, d, -1, w * inv_h2);
+  const long g = along(d, i, j, k);
+  if (sp.uniform(d)) {
+    const double inv_h = sp.cell(d, g), inv_h2 = inv_h * inv_h;
+    add_at(lc, i, j, k, d, 1, w * inv_h2);
+    add_at(lc, i, j, k, d, 0, -2.0 * w * inv_h2);
+    add_at(lc, i, j, k, d, -1, w * inv_h2);
+    return;
+  }
+  // The weights of (up, down) in diffusion_term; `here` takes minus their sum.
+  const double up = c == d ? sp.cell(d, g) * sp.link(d, g) : sp.link(d, g + 1) * sp.span(d, g);
+  const double down = c == d ? sp.cell(d, g - 1) * sp.link(d, g) : sp.link(d, g) * sp.span(d, g);
+  add_at(lc, i, j, k, d, 1, w * up);
+  add_at(lc, i, j, k, d, 0, -w * (up + down));
+  add_at(lc, i, j, k, d, -1, w * down);
+}
+
+/// The inverse width that advection_term divides by at face (i, j, k) of component c along d:
+/// the control volume's, between the two cell centres along c, the cell's along d != c.
+template <class S>
+KOKKOS_INLINE_FUNCTION double advection_inv_width(int c, int d, const S& sp, long i, long j,
+                                                  long k) {
+  return c == d ? sp.link(c, along(c, i, j, k)) : sp.cell(d, along(d, i, j, k));
 }
 
 /// Transpose of momentum_tendency (pressure excluded) linearised at `v`, with
 /// adjoint weight w at face (i, j, k) of component c.
+template <class S>
+KOKKOS_INLINE_FUNCTION void momentum_tendency_transpose(const Velocity& v, const Velocity& lam,
+                                                        int c, int dim, const S& sp, double nu,
+                                                        double w, long i, long j, long k) {
+  for (int d = 0; d < dim; ++d) {
+    advection_term_transpose(v, lam, c, d, advection_inv_width(c, d, sp, i, j, k), -w, i, j, k);
+    diffusion_term_transpose(lam.u[c], c, d, sp, nu * w, i, j, k);
+  }
+}
 KOKKOS_INLINE_FUNCTION void momentum_tendency_transpose(const Velocity& v, const Velocity& lam,
                                                         int c, int dim, const double inv_h[3],
                                                         double nu, double w, long i, long j,
                                                         long k) {
-  for (int d = 0; d < dim; ++d) {
-    advection_term_transpose(v, lam, c, d, inv_h[d], -w, i, j, k);
-    diffusion_term_transpose(lam.u[c], d, inv_h[d] * inv_h[d], nu * w, i, j, k);
-  }
+  momentum_tendency_transpose(v, lam, c, dim, UniformSpacing(inv_h), nu, w, i, j, k);
 }
 
 /// f at (i, j, k) moved by s along a and t along b; with `Guarded`, 0 outside the array (the
@@ -114,25 +140,48 @@ KOKKOS_INLINE_FUNCTION double fetch(const FieldView& f, long i, long j, long k, 
   return f(ii, jj, kk);
 }
 
+/// What the transposed stencil of diffusion_term along d on a stretched axis gathers at point
+/// (i, j, k) of component c from the weights l: each neighbour's row weight of this point.
+template <bool G, class S>
+KOKKOS_INLINE_FUNCTION double stretched_diffusion_gather(const FieldView& l, int c, int d,
+                                                         const S& sp, long i, long j, long k) {
+  const long y = along(d, i, j, k);
+  const double below = fetch<G>(l, i, j, k, d, -1, d, 0), here = fetch<G>(l, i, j, k, d, 0, d, 0),
+               above = fetch<G>(l, i, j, k, d, 1, d, 0);
+  if (c == d)
+    return below * sp.cell(d, y - 1) * sp.link(d, y - 1) -
+           here * (sp.cell(d, y) + sp.cell(d, y - 1)) * sp.link(d, y) +
+           above * sp.cell(d, y) * sp.link(d, y + 1);
+  return below * sp.link(d, y) * sp.span(d, y - 1) -
+         here * (sp.link(d, y + 1) + sp.link(d, y)) * sp.span(d, y) +
+         above * sp.link(d, y + 1) * sp.span(d, y + 1);
+}
+
 /// Gather form of momentum_tendency_transpose: the value that the scatter, run over every face
 /// of every component with weights w_c = dt lambda_e_c (zero off the free faces), adds at face
 /// (i, j, k) of component T. Each target sums what its neighbours' stencils give it, so no two
 /// threads write the same point: no atomics, and one write per point instead of about 16 adds.
 /// Derived term by term from advection_term_transpose and diffusion_term_transpose (see
-/// docs/adjoint.md); the dot-product tests hold it to the scatter form.
-template <int T, int Dim, bool G>
+/// docs/adjoint.md); the dot-product tests hold it to the scatter form. Each source's stencil
+/// carries the inverse width of its own control volume (advection_inv_width), the same number
+/// at every source on a uniform grid.
+template <int T, int Dim, bool G, class S>
 KOKKOS_INLINE_FUNCTION double momentum_tendency_gather(const Velocity& v, const Velocity& lambda_e,
-                                                       const double inv_h[3], double nu, double dt,
+                                                       const S& spacing, double nu, double dt,
                                                        long i, long j, long k) {
   double sum = 0;
   const FieldView& ut = v.u[T];
   const FieldView& lt = lambda_e.u[T];
   for (int d = 0; d < Dim; ++d) {
-    // Advection of u_T along d (source component T): s = -dt lambda_e_T / h_d.
-    const double q = -dt * inv_h[d];
+    // Advection of u_T along d (source component T): s = -dt lambda_e_T / h_d, h_d the source
+    // face's control width along d.
+    const long y = along(d, i, j, k);
+    const double q = -dt * (d == T ? spacing.link(d, y) : spacing.cell(d, y));
+    const double qp = -dt * (d == T ? spacing.link(d, y + 1) : spacing.cell(d, y + 1));
+    const double qm = -dt * (d == T ? spacing.link(d, y - 1) : spacing.cell(d, y - 1));
     const double s0 = q * fetch<G>(lt, i, j, k, d, 0, d, 0);
-    const double sp = q * fetch<G>(lt, i, j, k, d, 1, d, 0);
-    const double sm = q * fetch<G>(lt, i, j, k, d, -1, d, 0);
+    const double sp = qp * fetch<G>(lt, i, j, k, d, 1, d, 0);
+    const double sm = qm * fetch<G>(lt, i, j, k, d, -1, d, 0);
     if (d == T) {
       const double A =
           0.5 * (fetch<G>(ut, i, j, k, T, 0, T, 0) + fetch<G>(ut, i, j, k, T, 1, T, 0));
@@ -146,34 +195,53 @@ KOKKOS_INLINE_FUNCTION double momentum_tendency_gather(const Velocity& v, const 
       const double M =
           0.5 * (fetch<G>(ud, i, j, k, d, 0, T, 0) + fetch<G>(ud, i, j, k, T, -1, d, 0));
       sum += 0.5 * (V * (s0 - sp) + M * (sm - s0));
-      // u_T as the advecting velocity of component c = d along T: s = -dt lambda_e_d / h_T.
+      // u_T as the advecting velocity of component c = d along T: s = -dt lambda_e_d / h_T,
+      // h_T the width of the source's cell along T.
       const FieldView& ld = lambda_e.u[d];
-      const double r = -dt * inv_h[T];
-      const double a0 = r * fetch<G>(ld, i, j, k, T, -1, T, 0); // s(y - e_T)
-      const double a1 = r * fetch<G>(ld, i, j, k, T, 0, T, 0);  // s(y)
-      const double b0 = r * fetch<G>(ld, i, j, k, T, -1, d, 1); // s(y - e_T + e_d)
-      const double b1 = r * fetch<G>(ld, i, j, k, d, 1, d, 0);  // s(y + e_d)
+      const long t = along(T, i, j, k);
+      const double r0 = -dt * spacing.cell(T, t - 1), r1 = -dt * spacing.cell(T, t);
+      const double a0 = r0 * fetch<G>(ld, i, j, k, T, -1, T, 0); // s(y - e_T)
+      const double a1 = r1 * fetch<G>(ld, i, j, k, T, 0, T, 0);  // s(y)
+      const double b0 = r0 * fetch<G>(ld, i, j, k, T, -1, d, 1); // s(y - e_T + e_d)
+      const double b1 = r1 * fetch<G>(ld, i, j, k, d, 1, d, 0);  // s(y + e_d)
       const double U0 =
           0.5 * (fetch<G>(ud, i, j, k, T, -1, T, 0) + fetch<G>(ud, i, j, k, T, 0, T, 0));
       const double U1 =
           0.5 * (fetch<G>(ud, i, j, k, T, -1, d, 1) + fetch<G>(ud, i, j, k, d, 1, T, 0));
       sum += 0.5 * ((a0 - a1) * U0 + (b0 - b1) * U1);
     }
-    // Diffusion: the symmetric stencil.
-    sum += nu * dt * inv_h[d] * inv_h[d] * (sp + sm - 2.0 * s0) / q;
+    // Diffusion: the symmetric stencil on a uniform axis.
+    if (spacing.uniform(d)) {
+      const double inv_h = spacing.cell(d, y);
+      sum += nu * dt * inv_h * inv_h * (sp + sm - 2.0 * s0) / q;
+    } else {
+      sum += nu * dt * stretched_diffusion_gather<G>(lt, T, d, spacing, i, j, k);
+    }
   }
   return sum;
 }
+template <int T, int Dim, bool G>
+KOKKOS_INLINE_FUNCTION double momentum_tendency_gather(const Velocity& v, const Velocity& lambda_e,
+                                                       const double inv_h[3], double nu, double dt,
+                                                       long i, long j, long k) {
+  return momentum_tendency_gather<T, Dim, G>(v, lambda_e, UniformSpacing(inv_h), nu, dt, i, j, k);
+}
 
 /// Transpose of edge_vorticity (component a at the lower corner of (i, j, k)).
+template <class S>
+KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a, const S& sp,
+                                                     double w, long i, long j, long k) {
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  const double ib = sp.link(b, along(b, i, j, k)), ic = sp.link(c, along(c, i, j, k));
+  add_at(lam.u[c], i, j, k, b, 0, w * ib);
+  add_at(lam.u[c], i, j, k, b, -1, -w * ib);
+  add_at(lam.u[b], i, j, k, c, 0, -w * ic);
+  add_at(lam.u[b], i, j, k, c, -1, w * ic);
+}
 KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a,
                                                      const double inv_h[3], double w, long i,
                                                      long j, long k) {
-  const int b = (a + 1) % 3, c = (a + 2) % 3;
-  add_at(lam.u[c], i, j, k, b, 0, w * inv_h[b]);
-  add_at(lam.u[c], i, j, k, b, -1, -w * inv_h[b]);
-  add_at(lam.u[b], i, j, k, c, 0, -w * inv_h[c]);
-  add_at(lam.u[b], i, j, k, c, -1, w * inv_h[c]);
+  edge_vorticity_transpose(lam, a, UniformSpacing(inv_h), w, i, j, k);
 }
 
 /// Transpose of design_on_face: w / 2 to each of the face's two cells.
