@@ -113,7 +113,7 @@ if [ "$mode" = test ] || [ "$mode" = test-slow ]; then
 fi
 
 ranks="${RANKS:-$((jobs < 4 ? jobs : 4))}"
-case_file="$root/cases/shape_drag/min_drag_re20.ini"
+case_file="$root/cases/shape_drag/min_drag_re20_stretched.ini"
 out="$root/runs/quickstart"
 echo "undertow: main job: minimum-drag shape optimisation, $case_file on $ranks MPI rank(s)"
 mpiexec -n "$ranks" "$build/bin/undertow" optimize "$case_file" --output "$out"

@@ -356,7 +356,8 @@ class OptimisationRecord {
       m_warned = true;
       m_job.log.info(format("warning: the body's smallest feature (a star's least radius, an "
                             "airfoil's thickness) %.3e m is under two cells (h = %.3e m): the "
-                            "grid cannot resolve the shape; refine domain.cells",
+                            "grid cannot resolve the shape; refine the grid (domain.cells, or "
+                            "domain.box_spacing on a stretched grid)",
                             feature, m_h));
     }
   }
