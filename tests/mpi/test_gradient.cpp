@@ -335,9 +335,10 @@ TEST_P(ShapeKinds, TaylorAndFiniteDifferencesOfTheShapeParameters) {
 // Tracking misfits, for inverse problems: the velocity against a target field read from an HDF5
 // file (here the final state of a run with another viscosity, as a restart file holds it), and a
 // probe's velocity against a measured time series, both averaged over the run.
-TEST(TrackingMisfits, TaylorTestAgainstATargetFieldAndAProbeSeries) {
+/// The tracking misfits' Taylor tests on the channel, uniform or stretched.
+void tracking_taylor_tests(bool stretched) {
   const auto grids = undertow::testing::process_grids(2, world().size());
-  const Domain d(world(), channel_domain(grids.back()));
+  const Domain d(world(), channel_domain(grids.back(), stretched));
   const Log log(world());
   Control m = channel_control(d);
   const std::vector<double> dts(kSteps, kDt);
@@ -387,16 +388,28 @@ TEST(TrackingMisfits, TaylorTestAgainstATargetFieldAndAProbeSeries) {
     std::remove(target.c_str());
 }
 
+TEST(TrackingMisfits, TaylorTestAgainstATargetFieldAndAProbeSeries) {
+  tracking_taylor_tests(false);
+}
+TEST(TrackingMisfitsStretched, TaylorTestAgainstATargetFieldAndAProbeSeries) {
+  tracking_taylor_tests(true);
+}
+
 // The same in 3D: a duct with a sphere (inflow, convective outlet, moving and slip walls,
 // periodic along z), drag + kinetic energy + enstrophy averaged over 100 steps. (With an
 // enstrophy weight of 0.01 instead of 0.1, J's curvature in nu nearly cancels: the remainders
 // fall to 1e-11 and are third-order dominated at the first eps, rate 1.4, then 1.8, 1.9, 1.95.)
-TEST(Duct3D, TaylorTestOfEveryParameterGroup) {
+/// The duct's Taylor tests on a uniform grid, or one stretched along x and y (z is periodic).
+void duct_taylor_tests(bool stretched) {
   DomainSpec s;
   s.dim = 3;
   s.cells = {16, 8, 8};
   s.length = {2.0, 1.0, 1.0};
   s.periodic = {false, false, true};
+  if (stretched) {
+    s.faces[0] = smoothly_stretched(s.cells[0], s.length[0], 0.4);
+    s.faces[1] = smoothly_stretched(s.cells[1], s.length[1], 0.4);
+  }
   const Domain d(world(), s);
   const Log log(world());
   Control m;
@@ -451,6 +464,13 @@ TEST(Duct3D, TaylorTestOfEveryParameterGroup) {
     EXPECT_FALSE(r.linear) << group;
     EXPECT_GE(r.min_rate, 1.9) << group;
   }
+}
+
+TEST(Duct3D, TaylorTestOfEveryParameterGroup) {
+  duct_taylor_tests(false);
+}
+TEST(Duct3DStretched, TaylorTestOfEveryParameterGroup) {
+  duct_taylor_tests(true);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryShape, ShapeKinds,
