@@ -16,7 +16,6 @@
 namespace undertow {
 namespace adjoint {
 
-using navier_stokes::edge_vorticity_transpose;
 using navier_stokes::Velocity;
 using navier_stokes::velocity_views;
 
@@ -132,20 +131,36 @@ void add_volume_weighted(double scale, const Field& u, int dim, Field& seed) {
       });
 }
 
-/// lam += scale dV omega_a d(omega_a)/du over the owned cells, the enstrophy's derivative (dV
-/// the cell's volume on a stretched grid, 1 on a uniform one).
+/// weights.u[a] := scale dV omega_a at the lower corner of every owned cell, 0 elsewhere (dV
+/// the cell's volume on a stretched grid, 1 on a uniform one): the adjoint of each edge value.
 template <class S>
-void add_enstrophy_derivative(const Velocity& v, const Velocity& lam, const Field& cells,
-                              const S& sp, int dim, bool uniform, double scale) {
-  const GridGeometry g = cells.geometry();
-  for_each(
-      "adj::enstrophy_derivative", cells.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        const double volume = uniform ? 1.0 : g.control_volume(dim, i, j, k);
-        for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
-          const double w = navier_stokes::edge_vorticity(v, a, sp, i, j, k);
-          edge_vorticity_transpose(lam, a, sp, scale * volume * w, i, j, k);
-        }
-      });
+void enstrophy_weights(const Velocity& v, const Velocity3& weights, const S& sp, int dim,
+                       bool uniform, double scale) {
+  for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
+    const Field& out = weights[a];
+    const FieldView w = out.view();
+    const GridGeometry g = out.geometry();
+    const IndexSpace owned = out.owned();
+    for_each(
+        "adj::enstrophy_weights", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+          const bool in = i >= owned.begin[0] && i < owned.end[0] && j >= owned.begin[1] &&
+                          j < owned.end[1] && k >= owned.begin[2] && k < owned.end[2];
+          const double volume = uniform ? 1.0 : g.control_volume(dim, i, j, k);
+          w(i, j, k) = in ? scale * volume * navier_stokes::edge_vorticity(v, a, sp, i, j, k) : 0.0;
+        });
+  }
+}
+
+/// lam_T += the transpose of every edge vorticity, weighted by `weights`, in gather form.
+template <class S>
+void add_enstrophy_derivative(const Velocity& weights, const Velocity3& lam, const S& sp, int dim) {
+  for (int t = 0; t < dim; ++t) {
+    const FieldView l = lam[t].view();
+    for_each(
+        "adj::enstrophy_derivative", lam[t].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+          l(i, j, k) += navier_stokes::edge_vorticity_gather(weights, t, sp, i, j, k);
+        });
+  }
 }
 
 /// Kinetic energy 1/2 <|u|^2>, as NavierStokes::kinetic_energy.
@@ -177,21 +192,28 @@ class Enstrophy : public Objective {
  public:
   explicit Enstrophy(const Domain& d)
       : m_domain(d), m_cells(d, Location::Cell, 1, "adj::enstrophy_cells"),
-        m_spacing(grid_spacing(d, m_cells.layout())) {}
+        m_spacing(grid_spacing(d, m_cells.layout())) {
+    for (int a = (d.dim() == 2 ? 2 : 0); a < 3; ++a)
+      m_weights[a] = Field(d, Location::Cell, 1, "adj::enstrophy_weights");
+  }
   std::string describe() const override { return "enstrophy"; }
   double value(const StepState& s) override {
     return navier_stokes::enstrophy(m_domain, *s.velocity);
   }
   void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
-    const Velocity v = velocity_views(*s.velocity), lam = velocity_views(seeds.velocity);
+    const Velocity v = velocity_views(*s.velocity);
     const int dim = m_domain.dim();
     const bool uniform = m_domain.all_uniform();
     double box = 1.0; // the enstrophy of a stretched grid is the volume integral over the box's
     for (int a = 0; a < dim; ++a)
       box *= m_domain.spec().length[a];
     const double scale = weight / (uniform ? double(m_cells.layout().global.size()) : box);
+    Velocity weights;
+    for (int a = (dim == 2 ? 2 : 0); a < 3; ++a)
+      weights.u[a] = m_weights[a].view();
     with_spacing(m_spacing, [&](const auto& sp) {
-      add_enstrophy_derivative(v, lam, m_cells, sp, dim, uniform, scale);
+      enstrophy_weights(v, m_weights, sp, dim, uniform, scale);
+      add_enstrophy_derivative(weights, seeds.velocity, sp, dim);
     });
     seeds.has_velocity = true;
   }
@@ -200,6 +222,7 @@ class Enstrophy : public Objective {
   const Domain& m_domain;
   Field m_cells;
   GridSpacing m_spacing;
+  Velocity3 m_weights; ///< the adjoint of each edge vorticity component, per cell
 };
 
 /// Local indices of the cell containing x on this rank, or false if another rank owns it.

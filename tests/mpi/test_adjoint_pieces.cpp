@@ -346,6 +346,62 @@ TEST(AdjointPieces, MomentumGatherEqualsScatter) {
     }
 }
 
+/// The enstrophy's transpose both ways, for weights w.u[a] on the owned cells: the scatter
+/// (edge_vorticity_transpose over the owned cells) into `scattered`, the objective's gather
+/// (edge_vorticity_gather over every face) into `gathered`.
+template <class S>
+void vorticity_transpose_both_ways(int dim, const Velocity& w, const IndexSpace& cells, const S& sp,
+                                   const Velocity& scattered, Velocity3& gathered) {
+  for_each(
+      "test::vorticity_scatter", cells, KOKKOS_LAMBDA(long i, long j, long k) {
+        for (int a = (dim == 2 ? 2 : 0); a < 3; ++a)
+          navier_stokes::edge_vorticity_transpose(scattered, a, sp, w.u[a](i, j, k), i, j, k);
+      });
+  for (int t = 0; t < dim; ++t) {
+    const FieldView g = gathered[t].view();
+    for_each(
+        "test::vorticity_gather", gathered[t].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+          g(i, j, k) = navier_stokes::edge_vorticity_gather(w, t, sp, i, j, k);
+        });
+  }
+}
+
+// The enstrophy objective's gather form of the edge vorticity's transpose against the scatter
+// form (transposes.hpp), on uniform and stretched grids: the same numbers.
+TEST(AdjointPieces, VorticityGatherEqualsScatter) {
+  for (bool stretched : {false, true})
+    for (int dim : {2, 3}) {
+      const Domain d(world(), make_domain(dim, Boundaries::Channel, {0, 0, 0}, stretched));
+      NavierStokes ns(d, make_params(dim, Boundaries::Channel, false));
+      auto scattered = ns.make_velocity("s"), gathered = ns.make_velocity("g");
+      Velocity3 weights;
+      Velocity w, lam;
+      for (int a = (dim == 2 ? 2 : 0); a < 3; ++a) {
+        weights[a] = Field(d, Location::Cell, 1, "w");
+        undertow::testing::fill_random(weights[a], 70 + a, world().rank());
+        zero_outside_owned(weights[a]);
+        w.u[a] = weights[a].view();
+      }
+      for (int c = 0; c < 3; ++c)
+        lam.u[c] = scattered[c].view();
+      const IndexSpace cells = weights[2].owned();
+      with_spacing(ns.spacing(), [&](const auto& sp) {
+        vorticity_transpose_both_ways(dim, w, cells, sp, lam, gathered);
+      });
+      double diff = 0, scale = 0;
+      for (int c = 0; c < dim; ++c) {
+        auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gathered[c].view());
+        auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scattered[c].view());
+        for (std::size_t p = 0; p < g.size(); ++p) {
+          diff = std::max(diff, std::abs(g.data()[p] - h.data()[p]));
+          scale = std::max(scale, std::abs(h.data()[p]));
+        }
+      }
+      EXPECT_LE(diff, 1e-14 * scale) << dim << "D" << (stretched ? ", stretched" : "");
+      EXPECT_GT(scale, 0.0);
+    }
+}
+
 /// The design gradient's face-to-cell transpose over the free faces of c, as a scatter
 /// (atomic where kernels run concurrently) and as the solver's gather; into `scattered` and
 /// `gathered` (cell fields, added to).

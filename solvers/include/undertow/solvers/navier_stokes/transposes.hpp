@@ -244,6 +244,31 @@ KOKKOS_INLINE_FUNCTION void edge_vorticity_transpose(const Velocity& lam, int a,
   edge_vorticity_transpose(lam, a, UniformSpacing(inv_h), w, i, j, k);
 }
 
+/// Gather form of edge_vorticity_transpose run over cells with weights w.u[a] (the adjoint of
+/// omega_a at each cell's lower corner, zero where not summed; components a that are not
+/// summed have empty views): what it adds at face (i, j, k) of component T. u_T enters
+/// omega_a as the c of a = T + 1 and as the b of a = T + 2 (cyclic), each through the edge at
+/// the face and the edge one cell above it across. No two targets share a write: deterministic
+/// on every backend.
+template <class S>
+KOKKOS_INLINE_FUNCTION double edge_vorticity_gather(const Velocity& w, int T, const S& sp, long i,
+                                                    long j, long k) {
+  double sum = 0;
+  const int a1 = (T + 1) % 3, b1 = (T + 2) % 3; // u_T is the c of omega_a1, differenced along b1
+  if (w.u[a1].data()) {
+    const long y = along(b1, i, j, k);
+    sum += fetch<true>(w.u[a1], i, j, k, b1, 0, b1, 0) * sp.link(b1, y) -
+           fetch<true>(w.u[a1], i, j, k, b1, 1, b1, 0) * sp.link(b1, y + 1);
+  }
+  const int a2 = (T + 2) % 3, c2 = (T + 1) % 3; // u_T is the b of omega_a2, differenced along c2
+  if (w.u[a2].data()) {
+    const long y = along(c2, i, j, k);
+    sum += fetch<true>(w.u[a2], i, j, k, c2, 1, c2, 0) * sp.link(c2, y + 1) -
+           fetch<true>(w.u[a2], i, j, k, c2, 0, c2, 0) * sp.link(c2, y);
+  }
+  return sum;
+}
+
 /// Transpose of design_on_face: w / 2 to each of the face's two cells.
 KOKKOS_INLINE_FUNCTION void design_on_face_transpose(const FieldView& lrho, int c, double w, long i,
                                                      long j, long k) {
