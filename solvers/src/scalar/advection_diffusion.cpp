@@ -1,6 +1,7 @@
 #include "undertow/solvers/scalar/advection_diffusion.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/grid_spacing.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/solvers/scalar/advection_diffusion_terms.hpp"
 
@@ -39,30 +40,37 @@ void dirichlet_ghosts(Field& field, const FourierMode& exact, const IndexSpace& 
       });
 }
 
-/// rhs := -div(u c - kappa grad c) over the owned cells; ghosts of `field` must be set.
-void flux_divergence(const Field& field, const std::array<Field, 3>& face_velocity, double kappa,
-                     const Domain& domain, Field& rhs) {
+/// rhs := -div(u c - kappa grad c) over the owned cells; ghosts of `field` must be set. Each
+/// cell's flux difference is divided by its width, each face's gradient by the distance
+/// between the centres across it (the same numbers on a uniform axis).
+template <class S>
+void flux_divergence_kernel(const Field& field, const std::array<Field, 3>& face_velocity,
+                            double kappa, const S& sp, bool three_d, Field& rhs) {
   const FieldView c = field.view(), r = rhs.view();
   const FieldView u = face_velocity[0].view(), v = face_velocity[1].view(),
                   w = face_velocity[2].view();
-  const double ih0 = 1.0 / domain.spacing(0), ih1 = 1.0 / domain.spacing(1),
-               ih2 = 1.0 / domain.spacing(2);
-  const bool three_d = domain.dim() == 3;
   for_each(
       "advdiff::tendency", field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         const double cc = c(i, j, k);
-        double divergence = (face_flux(u(i + 1, j, k), kappa, ih0, cc, c(i + 1, j, k)) -
-                             face_flux(u(i, j, k), kappa, ih0, c(i - 1, j, k), cc)) *
-                                ih0 +
-                            (face_flux(v(i, j + 1, k), kappa, ih1, cc, c(i, j + 1, k)) -
-                             face_flux(v(i, j, k), kappa, ih1, c(i, j - 1, k), cc)) *
-                                ih1;
+        double divergence =
+            (face_flux(u(i + 1, j, k), kappa, sp.link(0, i + 1), cc, c(i + 1, j, k)) -
+             face_flux(u(i, j, k), kappa, sp.link(0, i), c(i - 1, j, k), cc)) *
+                sp.cell(0, i) +
+            (face_flux(v(i, j + 1, k), kappa, sp.link(1, j + 1), cc, c(i, j + 1, k)) -
+             face_flux(v(i, j, k), kappa, sp.link(1, j), c(i, j - 1, k), cc)) *
+                sp.cell(1, j);
         if (three_d)
-          divergence += (face_flux(w(i, j, k + 1), kappa, ih2, cc, c(i, j, k + 1)) -
-                         face_flux(w(i, j, k), kappa, ih2, c(i, j, k - 1), cc)) *
-                        ih2;
+          divergence += (face_flux(w(i, j, k + 1), kappa, sp.link(2, k + 1), cc, c(i, j, k + 1)) -
+                         face_flux(w(i, j, k), kappa, sp.link(2, k), c(i, j, k - 1), cc)) *
+                        sp.cell(2, k);
         r(i, j, k) = -divergence;
       });
+}
+void flux_divergence(const Field& field, const std::array<Field, 3>& face_velocity, double kappa,
+                     const GridSpacing& spacing, bool three_d, Field& rhs) {
+  with_spacing(spacing, [&](const auto& sp) {
+    flux_divergence_kernel(field, face_velocity, kappa, sp, three_d, rhs);
+  });
 }
 } // namespace
 
@@ -101,9 +109,8 @@ AdvectionDiffusion::AdvectionDiffusion(const Domain& domain, const AdvectionDiff
     : m_domain(domain), m_c(domain, Location::Cell, kGhost, "advdiff::c"),
       m_stage1(domain, Location::Cell, kGhost, "advdiff::stage1"),
       m_stage2(domain, Location::Cell, kGhost, "advdiff::stage2"),
-      m_rhs(domain, Location::Cell, kGhost, "advdiff::rhs"),
-      m_halo(domain, Location::Cell, kGhost) {
-  require_uniform_cells(domain, "the advection-diffusion solver");
+      m_rhs(domain, Location::Cell, kGhost, "advdiff::rhs"), m_halo(domain, Location::Cell, kGhost),
+      m_spacing(grid_spacing(domain, m_c.layout())) {
   m_exact.amplitude = p.amplitude;
   m_exact.kappa = p.kappa;
   for (int a = 0; a < 3; ++a) {
@@ -159,7 +166,7 @@ void AdvectionDiffusion::tendency(Field& field, double t, Field& rhs) {
     apply_dirichlet(field, t);
   }
   auto scope = m_timers.scope("tendency");
-  flux_divergence(field, m_face_velocity, m_exact.kappa, m_domain, rhs);
+  flux_divergence(field, m_face_velocity, m_exact.kappa, m_spacing, m_domain.dim() == 3, rhs);
 }
 
 namespace {
@@ -199,14 +206,14 @@ void AdvectionDiffusion::step(double dt) {
 double AdvectionDiffusion::courant(double dt) const {
   double sum = 0;
   for (int a = 0; a < m_domain.dim(); ++a)
-    sum += std::abs(m_exact.velocity[a]) / m_domain.spacing(a);
+    sum += std::abs(m_exact.velocity[a]) / m_domain.min_spacing(a);
   return dt * sum;
 }
 
 double AdvectionDiffusion::stable_dt(double cfl) const {
   double advective = 0, diffusive = 0;
   for (int a = 0; a < m_domain.dim(); ++a) {
-    const double h = m_domain.spacing(a);
+    const double h = m_domain.min_spacing(a); // the narrowest cells set the limits
     advective += std::abs(m_exact.velocity[a]) / h;
     diffusive += 4.0 * m_exact.kappa / (h * h);
   }
@@ -223,10 +230,13 @@ ErrorNorms AdvectionDiffusion::error() const {
   const GridGeometry geo = m_c.geometry();
   const FourierMode exact = m_exact;
   const double t = m_time;
+  const int dim = m_domain.dim();
+  const bool uniform = m_domain.all_uniform();
+  // The root mean square over the cells, volume-weighted on a stretched grid.
   const double squares = local_sum(
       "advdiff::error_l2", m_c.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
         const double e = pointwise_error(c, exact, geo, t, i, j, k);
-        acc += e * e;
+        acc += uniform ? e * e : e * e * geo.control_volume(dim, i, j, k);
       });
   const double largest = local_max(
       "advdiff::error_linf", m_c.owned(), KOKKOS_LAMBDA(long i, long j, long k, double& m) {
@@ -234,8 +244,13 @@ ErrorNorms AdvectionDiffusion::error() const {
         m = e > m ? e : m;
       });
   const Communicator& comm = m_domain.comm();
-  const double cells = double(m_c.layout().global.size());
-  return {std::sqrt(comm.sum(squares) / cells), comm.max(largest)};
+  double measure = double(m_c.layout().global.size()); // cells, or the box's volume
+  if (!uniform) {
+    measure = 1.0;
+    for (int a = 0; a < dim; ++a)
+      measure *= m_domain.spec().length[a];
+  }
+  return {std::sqrt(comm.sum(squares) / measure), comm.max(largest)};
 }
 
 double AdvectionDiffusion::max_abs() const {

@@ -7,6 +7,7 @@
 
 #include "undertow/core/config.hpp"
 #include "undertow/core/field.hpp"
+#include "undertow/core/grid_spacing.hpp"
 #include "undertow/core/halo.hpp"
 #include "undertow/core/log.hpp"
 #include "undertow/solvers/scalar/fourier_mode.hpp"
@@ -78,6 +79,7 @@ class AdvectionDiffusion {
   Field m_c, m_stage1, m_stage2, m_rhs;
   std::array<Field, 3> m_face_velocity; ///< normal velocity on x-, y-, z-faces
   HaloPlan m_halo;
+  GridSpacing m_spacing; ///< the cell widths and centre distances (stretched axes too)
   double m_time = 0;
   long m_steps = 0;
   Timers m_timers;
