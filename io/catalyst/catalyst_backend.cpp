@@ -1,9 +1,11 @@
 // The ParaView 5.11 legacy-Catalyst back end of undertow's in-situ seam (io/insitu_backend.hpp),
 // built as the plugin undertow_catalyst.so when ParaView is found. Each rank's frame becomes a
-// vtkImageData piece with the whole extent and a vtkGhostType array; the pipelines are Catalyst
-// Python scripts of either version ParaView 5.11 reads (paraview.coprocessing, or the
-// paraview.catalyst scripts its GUI saves). ParaView's messages are captured from its output
-// window, so that a script's Python error reaches undertow's error message.
+// vtkImageData (or vtkRectilinearGrid) piece with the whole extent and a vtkGhostType array; the
+// pipelines are Catalyst Python scripts of either version ParaView 5.11 reads
+// (paraview.coprocessing, or the paraview.catalyst scripts its GUI saves). ParaView's messages are
+// captured from its output window, so that a script's Python error reaches undertow's error
+// message. On a stretched grid (the frame lists the coordinates of its stretched axes) the piece is
+// a vtkRectilinearGrid.
 
 #include "undertow/io/insitu_backend.hpp"
 
@@ -23,6 +25,7 @@
 #include <vtkPVVersion.h>
 #include <vtkPointData.h>
 #include <vtkPythonInterpreter.h>
+#include <vtkRectilinearGrid.h>
 #include <vtkRenderingOpenGLConfigure.h>
 #include <vtkSmartPointer.h>
 #include <vtkStringArray.h>
@@ -212,7 +215,6 @@ class CatalystBackend final : public undertow::io::InSituBackend {
     if (!m_processor->RequestDataDescription(description))
       return check("");
     vtkCPInputDataDescription* input = description->GetInputDescriptionByName("input");
-    vtkNew<vtkImageData> image;
     int extent[6], whole[6];
     for (int a = 0; a < 3; ++a) {
       const bool flat = a >= f.dim;
@@ -221,9 +223,7 @@ class CatalystBackend final : public undertow::io::InSituBackend {
       whole[2 * a] = 0;
       whole[2 * a + 1] = flat ? 0 : static_cast<int>(f.whole_cells[a]);
     }
-    image->SetExtent(extent);
-    image->SetOrigin(f.origin[0], f.origin[1], f.dim == 3 ? f.origin[2] : 0.0);
-    image->SetSpacing(f.spacing[0], f.spacing[1], f.dim == 3 ? f.spacing[2] : 1.0);
+    const vtkSmartPointer<vtkDataSet> image = grid(f, extent);
     for (const auto& a : f.arrays)
       (a.on_points ? static_cast<vtkDataSetAttributes*>(image->GetPointData())
                    : static_cast<vtkDataSetAttributes*>(image->GetCellData()))
@@ -273,7 +273,37 @@ class CatalystBackend final : public undertow::io::InSituBackend {
   }
 
  private:
-  static void add_field(vtkImageData* image, const std::string& name, double value) {
+  /// The piece's grid: image data where every axis is uniform, else a rectilinear grid with
+  /// each axis's point coordinates (from the frame on stretched axes).
+  static vtkSmartPointer<vtkDataSet> grid(const undertow::io::InSituFrame& f, const int extent[6]) {
+    bool uniform = true;
+    for (int a = 0; a < f.dim; ++a)
+      uniform = uniform && f.coordinates[a].empty();
+    if (uniform) {
+      vtkNew<vtkImageData> image;
+      image->SetExtent(const_cast<int*>(extent));
+      image->SetOrigin(f.origin[0], f.origin[1], f.dim == 3 ? f.origin[2] : 0.0);
+      image->SetSpacing(f.spacing[0], f.spacing[1], f.dim == 3 ? f.spacing[2] : 1.0);
+      return image.GetPointer();
+    }
+    vtkNew<vtkRectilinearGrid> rectilinear;
+    rectilinear->SetExtent(const_cast<int*>(extent));
+    vtkNew<vtkDoubleArray> axes[3];
+    for (int a = 0; a < 3; ++a) {
+      const long points = f.piece_points(a);
+      axes[a]->SetNumberOfTuples(points);
+      for (long i = 0; i < points; ++i)
+        axes[a]->SetValue(i, a >= f.dim ? 0.0
+                             : f.coordinates[a].empty()
+                                 ? f.origin[a] + double(f.piece_begin[a] + i) * f.spacing[a]
+                                 : f.coordinates[a][std::size_t(i)]);
+    }
+    rectilinear->SetXCoordinates(axes[0]);
+    rectilinear->SetYCoordinates(axes[1]);
+    rectilinear->SetZCoordinates(axes[2]);
+    return rectilinear.GetPointer();
+  }
+  static void add_field(vtkDataSet* image, const std::string& name, double value) {
     vtkNew<vtkDoubleArray> a;
     a->SetName(name.c_str());
     a->InsertNextValue(value);

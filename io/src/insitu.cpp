@@ -75,10 +75,7 @@ InSituBuilder::InSituBuilder(const Domain& domain)
     : m_domain(domain), m_cell(domain, Location::Cell, 1, "insitu::cell"),
       m_node(domain, Location::Node, 1, "insitu::node"),
       m_cell_halo(std::make_unique<HaloPlan>(domain, Location::Cell, 1)),
-      m_node_halo(std::make_unique<HaloPlan>(domain, Location::Node, 1)) {
-  // Catalyst receives image data (origin and spacing); a rectilinear grid is not built yet.
-  require_uniform_cells(domain, "in-situ visualisation (catalyst)");
-}
+      m_node_halo(std::make_unique<HaloPlan>(domain, Location::Node, 1)) {}
 
 InSituBuilder::~InSituBuilder() = default;
 
@@ -94,6 +91,10 @@ InSituFrame InSituBuilder::begin(long step, double time) const {
     f.piece_end[a] = e;
     f.origin[a] = m_domain.spec().origin[a];
     f.spacing[a] = m_domain.spacing(a);
+    if (a < f.dim && !m_domain.uniform(a)) { // the faces of the piece's cells
+      const std::vector<double>& faces = m_domain.spec().faces[static_cast<std::size_t>(a)];
+      f.coordinates[a].assign(faces.begin() + b, faces.begin() + e + 1);
+    }
     if (a < f.dim) {
       f.bounds[2 * a] = f.origin[a];
       f.bounds[2 * a + 1] = f.origin[a] + m_domain.spec().length[a];

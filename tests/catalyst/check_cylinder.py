@@ -13,7 +13,9 @@
     alternating sign along the wake's centre line downstream of the cylinder.
 
 Usage: pvpython check_cylinder.py RUN_DIR NX NY [REFERENCE_RUN_DIR] [--street]
+(NX NY = 0 0: a stretched grid, whose cell faces the check reads from RUN_DIR/fields.xmf.)
 """
+import bisect
 import csv
 import glob
 import math
@@ -112,7 +114,14 @@ for step in pngs:
 # The wake CSV against the HDF5 snapshot of the same step.
 reader = OpenDataFile(os.path.join(run_dir, "fields.xmf"))
 times = list(reader.TimestepValues)
-h = (length[0] / nx, length[1] / ny)
+if nx == 0:  # stretched: the faces of the first grid's rectilinear geometry (VXVY)
+    with open(os.path.join(run_dir, "fields.xmf")) as f:
+        geometry = re.search(r'GeometryType="VXVY">(.*?)</Geometry>', f.read(), re.S).group(1)
+    faces = [[float(v) for v in item.split()]
+             for item in re.findall(r"<DataItem[^>]*>([^<]*)</DataItem>", geometry)]
+    nx, ny = len(faces[0]) - 1, len(faces[1]) - 1
+else:
+    faces = [[length[0] * i / nx for i in range(nx + 1)], [length[1] * j / ny for j in range(ny + 1)]]
 for index, step in enumerate(snapshots):
     reader.UpdatePipeline(times[index])
     data = servermanager.Fetch(reader)
@@ -125,8 +134,8 @@ for index, step in enumerate(snapshots):
             if row["vtkValidPointMask"] != "1":
                 continue
             x, y = float(row["Points:0"]), float(row["Points:1"])
-            i = min(int(math.floor(x / h[0])), nx - 1)
-            j = min(int(math.floor(y / h[1])), ny - 1)
+            i = min(bisect.bisect_right(faces[0], x) - 1, nx - 1)
+            j = min(bisect.bisect_right(faces[1], y) - 1, ny - 1)
             cell = i + nx * j
             for name, array, component in (("vorticity", "vorticity", 0),
                                            ("pressure", "pressure", 0),

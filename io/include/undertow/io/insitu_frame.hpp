@@ -30,7 +30,10 @@ struct InSituFrame {
   std::array<long, 3> piece_begin{}; ///< first global cell of this piece, ghosts included
   std::array<long, 3> piece_end{};   ///< one past its last global cell
   std::array<double, 3> origin{};    ///< lower corner of the box
-  std::array<double, 3> spacing{};   ///< cell size per axis
+  std::array<double, 3> spacing{};   ///< cell size per axis (the mean on a stretched one)
+  /// Per stretched axis, the piece's point (cell face) coordinates, piece_points(axis) of them;
+  /// empty on a uniform axis, which origin and spacing describe.
+  std::array<std::vector<double>, 3> coordinates;
   /// The box, x_min, x_max, y_min, y_max, z_min, z_max (z 0 in 2D): pipelines place cameras by
   /// it, since a piece's own bounds differ from rank to rank.
   std::array<double, 6> bounds{};
