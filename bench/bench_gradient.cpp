@@ -3,7 +3,9 @@
 // gradient (forward run recording the tapes + reverse sweep), their ratio (goal <= 2; dolfin-
 // adjoint reports 1.41 for steady Navier-Stokes), the time per phase of the reverse sweep, the
 // pressure iterations of both sweeps, and the memory: the tapes against the forward solver's own
-// fields, and the process's peak resident memory after each run.
+// fields, and the process's peak resident memory after each run. The last row is a stretched
+// grid (D/16 in the box [0.1, 1.2] x [0.1, 0.3] of re20_stretched.ini, 5% growth outside), whose
+// pressure solves take BoomerAMG (auto).
 //
 //   mpiexec -n R build/bin/bench_gradient [steps] [repeats]
 //
@@ -12,6 +14,7 @@
 
 #include "bench_support.hpp"
 #include "undertow/adjoint/gradient.hpp"
+#include "undertow/core/stretching.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <chrono>
@@ -30,11 +33,23 @@ using namespace undertow::adjoint;
 
 using bench::peak_rss_mib;
 
-void measure(const Communicator& comm, long per_diameter, long steps, int repeats) {
+void measure(const Communicator& comm, long per_diameter, long steps, int repeats,
+             bool stretched = false) {
   DomainSpec s;
   s.dim = 2;
   s.cells = {22 * per_diameter, std::lround(4.1 * per_diameter), 1};
   s.length = {2.2, 0.41, 1.0};
+  if (stretched) {
+    const double box[2][2] = {{0.1, 1.2}, {0.1, 0.3}};
+    for (int a = 0; a < 2; ++a) {
+      AxisClustering c;
+      c.box_lo = box[a][0];
+      c.box_hi = box[a][1];
+      c.spacing = 0.1 / double(per_diameter);
+      s.faces[a] = clustered_faces(0.0, s.length[a], c, "bench");
+      s.cells[a] = static_cast<long>(s.faces[a].size()) - 1;
+    }
+  }
   const Domain d(comm, s);
   Control m;
   m.flow = bench::cylinder_in_channel(1e-3, 1.5, 0.2, 0.2, 0.05, 1e-12);
@@ -125,6 +140,7 @@ int main(int argc, char** argv) {
     }
     measure(comm, 8, steps, repeats);
     measure(comm, 16, steps, repeats);
+    measure(comm, 16, steps, repeats, true);
   }
   return 0;
 }
