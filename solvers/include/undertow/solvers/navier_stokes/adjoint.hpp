@@ -38,8 +38,8 @@ using ForceSeed = std::vector<std::array<double, 3>>;
 class NavierStokesAdjoint {
  public:
   /// Uses the forward solver's grid, boundary conditions, obstacles, halo plans and pressure
-  /// solver (the operator is symmetric, so the same solver does the transposed solves). Not
-  /// collective.
+  /// solver (the operator is symmetric, in the volume-weighted product on a stretched grid, so
+  /// the same solver does the transposed solves). Not collective.
   explicit NavierStokesAdjoint(NavierStokes& forward);
 
   /// lambda := (d prepare / du)^T lambda: transposes of the ghost boundary conditions (in reverse
