@@ -191,8 +191,7 @@ class KineticEnergy : public Objective {
 class Enstrophy : public Objective {
  public:
   explicit Enstrophy(const Domain& d)
-      : m_domain(d), m_cells(d, Location::Cell, 1, "adj::enstrophy_cells"),
-        m_spacing(grid_spacing(d, m_cells.layout())) {
+      : m_domain(d), m_spacing(grid_spacing(d, d.layout(Location::Cell, 1))) {
     for (int a = (d.dim() == 2 ? 2 : 0); a < 3; ++a)
       m_weights[a] = Field(d, Location::Cell, 1, "adj::enstrophy_weights");
   }
@@ -204,10 +203,9 @@ class Enstrophy : public Objective {
     const Velocity v = velocity_views(*s.velocity);
     const int dim = m_domain.dim();
     const bool uniform = m_domain.all_uniform();
-    double box = 1.0; // the enstrophy of a stretched grid is the volume integral over the box's
-    for (int a = 0; a < dim; ++a)
-      box *= m_domain.spec().length[a];
-    const double scale = weight / (uniform ? double(m_cells.layout().global.size()) : box);
+    // A stretched grid's enstrophy is the volume integral over the box's volume.
+    const double scale =
+        weight / (uniform ? double(m_weights[2].layout().global.size()) : m_domain.box_volume());
     Velocity weights;
     for (int a = (dim == 2 ? 2 : 0); a < 3; ++a)
       weights.u[a] = m_weights[a].view();
@@ -220,7 +218,6 @@ class Enstrophy : public Objective {
 
  private:
   const Domain& m_domain;
-  Field m_cells;
   GridSpacing m_spacing;
   Velocity3 m_weights; ///< the adjoint of each edge vorticity component, per cell
 };

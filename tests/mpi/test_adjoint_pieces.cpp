@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <memory>
+#include <utility>
 
 namespace {
 
@@ -108,6 +109,28 @@ void combine(const Domain& d, double a, const Velocity3& x, double b, const Velo
         "test::combine", out[c].ghosted(),
         KOKKOS_LAMBDA(long i, long j, long k) { ov(i, j, k) = a * xv(i, j, k) + b * yv(i, j, k); });
   }
+}
+
+/// {max |a - b|, max |b|} over every local value (ghosts included) of two fields of one layout.
+std::pair<double, double> largest_difference(const Field& a, const Field& b) {
+  auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.view());
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.view());
+  std::pair<double, double> out{0.0, 0.0};
+  for (std::size_t p = 0; p < ha.size(); ++p) {
+    out.first = std::max(out.first, std::abs(ha.data()[p] - hb.data()[p]));
+    out.second = std::max(out.second, std::abs(hb.data()[p]));
+  }
+  return out;
+}
+
+/// The same over the dim components of two velocity triples.
+std::pair<double, double> largest_difference(int dim, const Velocity3& a, const Velocity3& b) {
+  std::pair<double, double> out{0.0, 0.0};
+  for (int c = 0; c < dim; ++c) {
+    const auto [diff, scale] = largest_difference(a[c], b[c]);
+    out = {std::max(out.first, diff), std::max(out.second, scale)};
+  }
+  return out;
 }
 
 /// |lhs - rhs| <= tol max(|lhs|, |rhs|, terms), `terms` the size of the terms a sum of
@@ -331,15 +354,7 @@ TEST(AdjointPieces, MomentumGatherEqualsScatter) {
       with_spacing(ns.spacing(), [&](const auto& sp) {
         momentum_transpose_both_ways(dim, v, lam, le, weights, sp, gathered);
       });
-      double diff = 0, scale = 0;
-      for (int c = 0; c < dim; ++c) {
-        auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gathered[c].view());
-        auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scattered[c].view());
-        for (std::size_t p = 0; p < g.size(); ++p) {
-          diff = std::max(diff, std::abs(g.data()[p] - h.data()[p]));
-          scale = std::max(scale, std::abs(h.data()[p]));
-        }
-      }
+      const auto [diff, scale] = largest_difference(dim, gathered, scattered);
       EXPECT_LE(diff, 1e-13 * scale) << dim << "D" << (stretched ? ", stretched" : "");
       EXPECT_GT(scale, 0.0);
       EXPECT_EQ(ns.spacing().all_uniform(), !stretched);
@@ -388,15 +403,7 @@ TEST(AdjointPieces, VorticityGatherEqualsScatter) {
       with_spacing(ns.spacing(), [&](const auto& sp) {
         vorticity_transpose_both_ways(dim, w, cells, sp, lam, gathered);
       });
-      double diff = 0, scale = 0;
-      for (int c = 0; c < dim; ++c) {
-        auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gathered[c].view());
-        auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scattered[c].view());
-        for (std::size_t p = 0; p < g.size(); ++p) {
-          diff = std::max(diff, std::abs(g.data()[p] - h.data()[p]));
-          scale = std::max(scale, std::abs(h.data()[p]));
-        }
-      }
+      const auto [diff, scale] = largest_difference(dim, gathered, scattered);
       EXPECT_LE(diff, 1e-14 * scale) << dim << "D" << (stretched ? ", stretched" : "");
       EXPECT_GT(scale, 0.0);
     }
@@ -434,13 +441,7 @@ TEST(AdjointPieces, DesignTransposeGatherEqualsScatter) {
     randomise(b, dim, 61);
     for (int c = 0; c < dim; ++c)
       design_transpose_both_ways(ns, c, a[c], b[c], scattered, gathered);
-    auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scattered.view());
-    auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gathered.view());
-    double diff = 0, scale = 0;
-    for (std::size_t p = 0; p < s.size(); ++p) {
-      diff = std::max(diff, std::abs(s.data()[p] - g.data()[p]));
-      scale = std::max(scale, std::abs(s.data()[p]));
-    }
+    const auto [diff, scale] = largest_difference(gathered, scattered);
     EXPECT_GT(scale, 0.0);
     if (navier_stokes::kConcurrentKernels)
       EXPECT_LE(diff, 1e-14 * scale) << dim << "D";

@@ -220,7 +220,7 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   const Velocity v = velocity_views(us);
   const bool penalised = m_ns.penalised();
   const double eta = params.obstacles.eta;
-  const double volume = uniform_face_volume(m_domain);
+  const double volume = masked_sum_weight(m_domain);
   // The penalised Euler step u_p, recomputed at the tape's state, for the derivatives with
   // respect to chi and the masks.
   if (penalised)

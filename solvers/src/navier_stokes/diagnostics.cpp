@@ -84,10 +84,7 @@ double enstrophy(const Domain& d, const std::array<Field, 3>& u) {
             acc += w * w * volume;
           }
         });
-    double box = 1.0;
-    for (int a = 0; a < dim; ++a)
-      box *= d.spec().length[a];
-    return 0.5 * d.comm().sum(sum) / box;
+    return 0.5 * d.comm().sum(sum) / d.box_volume();
   }
   const double sum = local_sum(
       "ns::enstrophy", cells.owned, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {

@@ -1,20 +1,12 @@
 #pragma once
 // Internal to the Navier-Stokes adjoint (adjoint.cpp, imex_adjoint.cpp): the transpose of an
-// obstacle's force, F_b = (1 / eta) sum over the free faces of mask_b u dV (masked_sum).
+// obstacle's force, F_b = (1 / eta) sum over the free faces of mask_b u dV (masked_sum, times
+// masked_sum_weight, which the caller's seed carries).
 
 #include "undertow/core/field.hpp"
 
 namespace undertow {
 namespace navier_stokes {
-
-/// The volume of every face's control volume on a uniform grid [m^dim]; 1 on a stretched one,
-/// where the forces weigh each face by its own. Not collective.
-inline double uniform_face_volume(const Domain& d) {
-  double volume = 1.0;
-  for (int a = 0; a < d.dim(); ++a)
-    volume *= d.spacing(a);
-  return d.all_uniform() ? volume : 1.0;
-}
 
 /// On `space`: lambda += seed mask dV and dmask += seed u dV, dV the face's control volume on a
 /// stretched grid and 1 on a uniform one (whose volume the seed carries).

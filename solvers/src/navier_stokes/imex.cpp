@@ -278,9 +278,6 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
   for (int c = 0; c < dim; ++c)
     if (m_rhs[c].view().data() == nullptr)
       m_rhs[c] = Field(m_domain, kFaces[c], 1, "ns::imex_rhs");
-  double volume = 1.0;
-  for (int d = 0; d < dim; ++d)
-    volume *= m_domain.spacing(d);
   prepare(m_u);
   if (tape) {
     tape->time = m_time;
@@ -302,7 +299,7 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
     for (std::size_t b = 0; b < m_masks.size() && m_penalised_flow; ++b)
       for (int c = 0; c < dim; ++c)
         m_forces[b][c] +=
-            2.0 * s.alpha * (m_spacing.all_uniform() ? volume : 1.0) / m_params.obstacles.eta *
+            2.0 * s.alpha * masked_sum_weight(m_domain) / m_params.obstacles.eta *
             m_domain.comm().sum(masked_sum(m_free[c], m_masks[b][c], (*out[k])[c].view(), dim));
     project(*out[k], 2.0 * s.alpha * dt);
     // p^(k+1) = p^(k) + psi / (2 alpha dt), psi the projection's potential.

@@ -196,7 +196,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   const auto& params = m_ns.params();
   const int dim = m_domain.dim();
   const GridSpacing& sp = m_ns.spacing();
-  const double volume = uniform_face_volume(m_domain);
+  const double volume = masked_sum_weight(m_domain);
   // u* recomputed at the tape's state (the same solve, so bitwise the forward's), prepared as
   // the projection and the viscous terms read it.
   m_ns.imex_right_hand_side(k, w, w_previous, p, dt, m_imex_rhs);

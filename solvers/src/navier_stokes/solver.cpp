@@ -316,9 +316,6 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
   const Velocity v = velocity_views(us);
   const int dim = m_domain.dim();
   const double nu = m_params.nu;
-  double volume = 1.0; // of every face's control volume on a uniform grid
-  for (int d = 0; d < dim; ++d)
-    volume *= m_domain.spacing(d);
   for (int c = 0; c < dim; ++c) {
     const FieldView u0v = u0[c].view(), ov = out[c].view();
     MomentumUpdate m{v,   u0v, us[c].view(),           ov,       FieldView(), a, b, dt,
@@ -341,7 +338,7 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
     if (only_up)
       continue;
     // Force on each body: the momentum the penalty removes, sum of (chi_k / eta) u_p dV.
-    const double weight = m_spacing.all_uniform() ? volume : 1.0;
+    const double weight = masked_sum_weight(m_domain);
     for (std::size_t k = 0; k < m_masks.size(); ++k)
       m_forces[k][c] += force_weight * weight / m_params.obstacles.eta *
                         m_domain.comm().sum(masked_sum(m_free[c], m_masks[k][c], up, dim));
@@ -526,6 +523,13 @@ double NavierStokes::stable_dt(double cfl) const {
                            : "the flow is at rest and inviscid: no time scale to choose dt from; "
                              "set time.dt");
   return cfl * limit;
+}
+
+double masked_sum_weight(const Domain& domain) {
+  double volume = 1.0;
+  for (int d = 0; d < domain.dim(); ++d)
+    volume *= domain.spacing(d);
+  return domain.all_uniform() ? volume : 1.0;
 }
 
 double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim) {

@@ -244,12 +244,7 @@ ErrorNorms AdvectionDiffusion::error() const {
         m = e > m ? e : m;
       });
   const Communicator& comm = m_domain.comm();
-  double measure = double(m_c.layout().global.size()); // cells, or the box's volume
-  if (!uniform) {
-    measure = 1.0;
-    for (int a = 0; a < dim; ++a)
-      measure *= m_domain.spec().length[a];
-  }
+  const double measure = uniform ? double(m_c.layout().global.size()) : m_domain.box_volume();
   return {std::sqrt(comm.sum(squares) / measure), comm.max(largest)};
 }
 

@@ -141,6 +141,13 @@ class Domain {
   /// the cell above it); may lie outside [0, cells) for x outside the box. Not collective.
   long cell_containing(int axis, double x) const;
   bool periodic(int axis) const { return m_spec.periodic[axis]; }
+  /// The box's volume (its area in 2D) [m^dim].
+  double box_volume() const {
+    double v = 1.0;
+    for (int a = 0; a < dim(); ++a)
+      v *= m_spec.length[a];
+    return v;
+  }
 
   /// Ranks along `axis` and this rank's coordinate in the process grid.
   int ranks_along(int axis) const { return m_dims[axis]; }

@@ -283,6 +283,9 @@ void keep_copy(const Field& src, Field& dst);
 /// (on a uniform grid the caller multiplies by the one volume) [the unit of u, times m^dim on a
 /// stretched grid]. Local: not collective.
 double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim);
+/// What masked_sum's caller multiplies it by: the volume of every face's control volume on a
+/// uniform grid [m^dim], 1 on a stretched one (whose volumes masked_sum takes). Not collective.
+double masked_sum_weight(const Domain& domain);
 
 /// A velocity field given as a function: component c at (x, y, z) and time t [m/s].
 using VelocityFunction = std::function<double(int c, double x, double y, double z, double t)>;
