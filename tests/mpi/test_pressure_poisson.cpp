@@ -223,9 +223,10 @@ TEST(PressurePoisson, StretchedGridsSolveToSecondOrderWithFlatIterations) {
       EXPECT_LE(std::abs(r[2].iterations - r[1].iterations), 1)
           << pb.name << ": iterations grow with the grid";
       EXPECT_LE(hi, lo + (pb.dim == 2 || !mg ? 2 : 4)) << pb.name;
-      // Point smoothing meets cells up to 4 times wider along one axis than along another:
-      // about 1.6 times the iterations of uniform cells (11), but as flat. Auto is BoomerAMG.
-      EXPECT_LE(hi, mg ? 20 : 12) << pb.name;
+      // Cells up to 4 times wider along one axis than along another: the line smoother
+      // (pressure.smoother = auto on stretched grids) takes 7 to 8 iterations, fewer than
+      // uniform cells with points (11); points took 17 to 20 here. Auto is BoomerAMG.
+      EXPECT_LE(hi, 12) << pb.name;
       if (comm.is_root())
         std::printf("%-26s stretched: max errors %.3e %.3e %.3e, CG+%s iterations %d %d %d\n",
                     pb.name.c_str(), r[0].error, r[1].error, r[2].error, mg ? "MG" : "AMG",

@@ -242,6 +242,8 @@ void PressurePoisson::setup_preconditioner(PC pc) {
     MultigridSpec mg;
     mg.faces = m_spec.faces;
     mg.device_coarsest = kokkos_krylov_wanted(); // the whole V-cycle on the fields' memory
+    mg.line_relaxation = m_spec.smoother == MultigridSmoother::Lines ||
+                         (m_spec.smoother == MultigridSmoother::Auto && !m_domain.all_uniform());
     const MultigridPlan plan = plan_multigrid(m_domain, mg);
     if (plan.unavailable.empty()) {
       m_multigrid = std::make_unique<GeometricMultigrid>(m_domain, mg);

@@ -45,6 +45,11 @@ void declare_flow_keys(ConfigSchema& s) {
         "preconditioner of the pressure CG: multigrid (our geometric multigrid), hypre "
         "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre)")
       .one_of({"auto", "multigrid", "hypre", "gamg"});
+  s.add("pressure.smoother", ValueType::Choice, "auto",
+        "smoother of the geometric multigrid: points (red-black Gauss-Seidel), lines "
+        "(alternating zebra line relaxation: iterations independent of the stretching in 2D), or "
+        "auto (points on uniform grids, lines on stretched ones)")
+      .one_of({"auto", "points", "lines"});
   s.add("pressure.krylov", ValueType::Choice, "auto",
         "the pressure CG: petsc (PETSc's KSPCG on host vectors, any preconditioner), kokkos "
         "(our CG on the fields' own memory with the geometric multigrid: nothing crosses to the "
@@ -77,6 +82,10 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
                                      : pc == "hypre"   ? P::Hypre
                                      : pc == "gamg"    ? P::Gamg
                                                        : P::Auto;
+    const std::string smoother = cfg.get_string("pressure.smoother");
+    params.pressure.smoother = smoother == "points"  ? linear::MultigridSmoother::Points
+                               : smoother == "lines" ? linear::MultigridSmoother::Lines
+                                                     : linear::MultigridSmoother::Auto;
     const std::string krylov = cfg.get_string("pressure.krylov");
     params.pressure.krylov = krylov == "petsc"    ? linear::PressureKrylov::Petsc
                              : krylov == "kokkos" ? linear::PressureKrylov::Kokkos

@@ -17,7 +17,10 @@
 ///   is symmetric in the volume-weighted inner product, which on the finest (uniform) grid is
 ///   the plain one.
 /// - **Smoother.** Red-black Gauss-Seidel by global cell parity: red then black before the
-///   coarse correction, black then red after it.
+///   coarse correction, black then red after it. With MultigridSpec::line_relaxation (stretched
+///   grids), zebra line relaxation instead (line_relaxation.hpp): along x, y (and z), each axis
+///   red lines then black ones before the coarse correction, and the reverse order after it;
+///   in 2D both axes are then halved together whatever their spacing (full coarsening).
 /// - **Ranks.** Every level stays distributed while it has at least
 ///   MultigridSpec::min_cells_per_rank cells per rank. A smaller level is agglomerated: the same
 ///   grid is moved onto fewer ranks (the first ones of the fine grid's communicator, on a process
@@ -51,6 +54,11 @@ struct MultigridSpec {
                       PressureBoundary::Neumann, PressureBoundary::Neumann};
   int pre_sweeps = 1;  ///< red-black sweeps before the coarse correction
   int post_sweeps = 1; ///< black-red sweeps after it
+  /// Smooth by alternating zebra line relaxation instead of points (and in 2D coarsen both axes
+  /// together): iterations independent of the stretching in 2D, where cells are many times longer
+  /// along one axis than along the other; better than points in 3D but not independent of it
+  /// (cells long along one axis couple in planes). Costs about three point sweeps per axis.
+  bool line_relaxation = false;
   /// A coarse level with fewer cells per rank than this is agglomerated onto fewer ranks.
   long min_cells_per_rank = 1024;
   /// Odd cell counts are halved too (into cells of two widths) while the grid has more cells
@@ -148,6 +156,8 @@ class GeometricMultigrid {
   struct Level;
   void vcycle(int l);
   void smooth(Level& level, int colour);
+  /// The smoothing before the coarse correction (pre = true) or after it, its reverse.
+  void smooth_all(Level& level, bool pre);
   void residual(Level& level);
   /// Moves b of level l - 1 onto the ranks of agglomerated level l, or x back. Collective over
   /// level l - 1's ranks.

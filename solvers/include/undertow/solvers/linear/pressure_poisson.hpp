@@ -45,6 +45,13 @@ enum class PressurePreconditioner {
   Gamg       ///< PETSc's smoothed-aggregation AMG
 };
 
+/// The smoother of the geometric multigrid.
+enum class MultigridSmoother {
+  Auto,   ///< points on uniform grids, lines on stretched ones
+  Points, ///< red-black Gauss-Seidel
+  Lines   ///< alternating zebra line relaxation (line_relaxation.hpp)
+};
+
 /// Which CG runs the pressure solve.
 enum class PressureKrylov {
   Auto,  ///< PETSc where the kernels' memory space is the host's, else Kokkos
@@ -59,6 +66,7 @@ struct PoissonSpec {
                       PressureBoundary::Neumann, PressureBoundary::Neumann};
   PressurePreconditioner preconditioner = PressurePreconditioner::Auto;
   PressureKrylov krylov = PressureKrylov::Auto;
+  MultigridSmoother smoother = MultigridSmoother::Auto;
   double rtol = 1e-10; ///< relative residual reduction
   double atol = 1e-50; ///< absolute residual tolerance
   int max_iterations = 1000;
