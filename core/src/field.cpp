@@ -49,4 +49,14 @@ void copy_owned(const Field& src, Field& dst, double scale) {
       });
 }
 
+void scale_by_control_volume(Field& f, const IndexSpace& space, int dim, bool divide) {
+  const FieldView v = f.view();
+  const GridGeometry g = f.geometry();
+  for_each(
+      "field::control_volume_scale", space, KOKKOS_LAMBDA(long i, long j, long k) {
+        const double volume = g.control_volume(dim, i, j, k);
+        v(i, j, k) = divide ? v(i, j, k) / volume : v(i, j, k) * volume;
+      });
+}
+
 } // namespace undertow

@@ -1,11 +1,11 @@
 // Device residency of the time steps: with pressure.krylov = kokkos, the Navier-Stokes forward
 // step (both time schemes, walls, inflow and outflow, periodic axes whose halo messages go to
-// the rank itself) and its adjoint step call no Kokkos::deep_copy between views, the
-// only way data moves between host and device memory in this code. The calls are counted with
+// the rank itself, a stretched grid) and its adjoint step call no Kokkos::deep_copy between views,
+// the only way data moves between host and device memory in this code. The calls are counted with
 // Kokkos Tools' deep-copy callback, which fires on every backend: on the Serial build each call
 // a GPU build would make is seen here, with no GPU. Allowed are fills from a scalar (no host
-// data) and, on more than one rank, the MPI buffers of the halo exchanges and of the
-// multigrid's moves onto fewer ranks (no CUDA-aware MPI is assumed).
+// data) and, on more than one rank, the MPI buffers of the halo exchanges, of the multigrid's
+// moves onto fewer ranks and of its line smoother's pipeline (no CUDA-aware MPI is assumed).
 
 #include "test_support.hpp"
 
@@ -53,9 +53,10 @@ class DeepCopyRecorder {
   /// The copies that move data between host and device on a GPU build.
   std::vector<DeepCopy> host_transfers(int ranks) const {
     // The halo buffers, and the fields of the multigrid levels below the finest that its moves
-    // onto fewer ranks send (the coarsest solve, the same code on any number of ranks, is seen
-    // on one rank).
-    static const std::regex mpi_buffer("halo::.*|mg[1-9][0-9]*::[bx].*");
+    // onto fewer ranks send (
+    // the coarsest solve, the same code on any number of ranks, is seen on one rank), and the
+    // line smoother's pipeline along the ranks of an axis.
+    static const std::regex mpi_buffer("halo::.*|mg[1-9][0-9]*::[bx].*|mg::line_(send|recv)");
     std::vector<DeepCopy> out;
     for (const DeepCopy& c : g_copies) {
       const bool fill = c.src == "Scalar";
@@ -89,6 +90,15 @@ DomainSpec periodic(DomainSpec s) {
   return s;
 }
 
+/// `s` stretched along x and y (cells of widths varying 4 times): the Kokkos CG's weighted
+/// system and the multigrid's line smoother.
+DomainSpec stretched(DomainSpec s) {
+  for (int a = 0; a < 2; ++a)
+    s.faces[static_cast<std::size_t>(a)] =
+        undertow::testing::smoothly_stretched(s.cells[a], s.length[a], 0.6);
+  return s;
+}
+
 /// With the Kokkos CG: a channel (parabolic inflow, outflow) or a lid-driven cavity.
 NavierStokesParams flow(TimeScheme scheme, bool channel) {
   NavierStokesParams p;
@@ -117,7 +127,9 @@ TEST(DeviceResidency, StepsAndAdjointStepsCopyNothingToTheHost) {
       {"cavity, explicit", box(2, {32, 32, 1}), flow(TimeScheme::SspRk3, false)},
       {"cavity, imex", box(2, {32, 32, 1}), flow(TimeScheme::Rk3CrankNicolson, false)},
       {"channel 3D, imex", box(3, {16, 8, 8}), flow(TimeScheme::Rk3CrankNicolson, true)},
-      {"periodic, explicit", periodic(box(2, {32, 16, 1})), flow(TimeScheme::SspRk3, false)}};
+      {"periodic, explicit", periodic(box(2, {32, 16, 1})), flow(TimeScheme::SspRk3, false)},
+      {"channel stretched", stretched(box(2, {32, 16, 1})),
+       flow(TimeScheme::Rk3CrankNicolson, true)}};
   DeepCopyRecorder recorder;
   for (const Run& run : runs) {
     const Domain d(comm, run.grid);

@@ -179,7 +179,8 @@ Lines lines_along(const IndexSpace& own, int axis, int colour) {
 LineRelaxation::LineRelaxation(const Domain& domain, const CellLaplacian& op, const Field& inv_diag)
     : m_domain(&domain), m_op(op), m_rhs(inv_diag.layout(), "mg::line_rhs"),
       m_send("mg::line_send", static_cast<std::size_t>(most_lines(inv_diag.owned()))),
-      m_recv("mg::line_recv", static_cast<std::size_t>(most_lines(inv_diag.owned()))) {
+      m_recv("mg::line_recv", static_cast<std::size_t>(most_lines(inv_diag.owned()))),
+      m_zero("mg::line_zero", static_cast<std::size_t>(most_lines(inv_diag.owned()))) {
   m_send_host = Kokkos::create_mirror_view(m_send);
   m_recv_host = Kokkos::create_mirror_view(m_recv);
   for (int a = 0; a < domain.dim(); ++a) {
@@ -192,9 +193,9 @@ LineRelaxation::LineRelaxation(const Domain& domain, const CellLaplacian& op, co
     IndexSpace starts = own;
     starts.end[a] = starts.begin[a] + 1;
     const Neighbours n = neighbours(a);
-    receive(n.previous, kForwardTag, count(a));
+    const Buffer& from_previous = receive(n.previous, kForwardTag, count(a));
     factor_kernel(op, lines_along(own, a, 0), starts, inv_diag.view(), m_scale[a].view(),
-                  m_inv_pivot[a].view(), m_recv, m_send);
+                  m_inv_pivot[a].view(), from_previous, m_send);
     send(n.next, kForwardTag, count(a));
   }
 }
@@ -226,14 +227,13 @@ LineRelaxation::Neighbours LineRelaxation::neighbours(int axis) const {
   return n;
 }
 
-void LineRelaxation::receive(int from, int tag, long count) {
-  if (from < 0) {
-    Kokkos::deep_copy(m_recv, 0.0);
-    return;
-  }
+const LineRelaxation::Buffer& LineRelaxation::receive(int from, int tag, long count) {
+  if (from < 0)
+    return m_zero;
   MPI_Recv(m_recv_host.data(), static_cast<int>(count), MPI_DOUBLE, from, tag,
            m_domain->comm().raw(), MPI_STATUS_IGNORE);
   Kokkos::deep_copy(m_recv, m_recv_host);
+  return m_recv;
 }
 
 void LineRelaxation::send(int to, int tag, long count) {
@@ -251,16 +251,16 @@ void LineRelaxation::sweep(int axis, int colour, Field& x, const Field& b) {
   IndexSpace starts = own;
   starts.end[axis] = starts.begin[axis] + 1;
   const Neighbours n = neighbours(axis);
-  receive(n.previous, kForwardTag, count(axis));
+  const Buffer& from_previous = receive(n.previous, kForwardTag, count(axis));
   if (m_domain->dim() == 3)
     eliminate_kernel<3>(m_op, lines, starts, x.view(), b.view(), m_inv_pivot[axis].view(),
-                        m_rhs.view(), m_recv, m_send);
+                        m_rhs.view(), from_previous, m_send);
   else
     eliminate_kernel<2>(m_op, lines, starts, x.view(), b.view(), m_inv_pivot[axis].view(),
-                        m_rhs.view(), m_recv, m_send);
+                        m_rhs.view(), from_previous, m_send);
   send(n.next, kForwardTag, count(axis));
-  receive(n.next, kBackwardTag, count(axis));
-  substitute_kernel(m_op, lines, starts, x.view(), m_scale[axis].view(), m_rhs.view(), m_recv,
+  const Buffer& from_next = receive(n.next, kBackwardTag, count(axis));
+  substitute_kernel(m_op, lines, starts, x.view(), m_scale[axis].view(), m_rhs.view(), from_next,
                     m_send);
   send(n.previous, kBackwardTag, count(axis));
 }

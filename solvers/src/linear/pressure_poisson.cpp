@@ -191,12 +191,8 @@ bool PressurePoisson::kokkos_krylov_wanted() const {
 void PressurePoisson::setup_krylov() {
   if (!kokkos_krylov_wanted())
     return;
-  if (m_spec.krylov == PressureKrylov::Auto && (!m_multigrid || !m_domain.all_uniform()))
-    return; // no hierarchy on this grid, or a stretched grid: PETSc's CG
-  if (!m_domain.all_uniform())
-    throw ConfigError("pressure.krylov = kokkos does not solve on stretched grids yet (its CG "
-                      "would need the volume-weighted inner product); set pressure.krylov = "
-                      "petsc (or auto), or use uniform cells.");
+  if (m_spec.krylov == PressureKrylov::Auto && !m_multigrid)
+    return; // no hierarchy on this grid: PETSc's CG
   if (!m_multigrid)
     throw ConfigError(
         "pressure.krylov = kokkos needs the geometric multigrid as preconditioner, "
@@ -232,11 +228,12 @@ void PressurePoisson::check_options_used() {
 
 void PressurePoisson::setup_preconditioner(PC pc) {
   using P = PressurePreconditioner;
-  // On a stretched grid the cells far from the box are much longer along one axis than along
-  // the other, which point smoothing does not damp well: with the DFG channel's grids (cells of
-  // D/20 to D/80 in the box, growing by 5% outside) the multigrid took 56 to 239 iterations,
-  // BoomerAMG 9 to 10. Auto takes BoomerAMG there; pressure.preconditioner = multigrid forces it.
-  if (m_spec.preconditioner == P::Auto && !m_domain.all_uniform())
+  // On a stretched grid the multigrid smooths by lines (pressure.smoother = auto), which keeps
+  // its iterations flat in 2D (8 on the DFG channel's grids, cells of D/20 to D/80 in the box)
+  // but costs more per V-cycle: on CPUs BoomerAMG (9 to 10 iterations) solves faster, so auto
+  // takes it there; with the Kokkos CG (GPUs) auto takes the multigrid, which runs on the
+  // device. pressure.preconditioner = multigrid forces it.
+  if (m_spec.preconditioner == P::Auto && !m_domain.all_uniform() && !kokkos_krylov_wanted())
     m_multigrid_unavailable = "a stretched grid, where the algebraic multigrid is robust";
   else if (m_spec.preconditioner == P::Auto || m_spec.preconditioner == P::Multigrid) {
     MultigridSpec mg;
@@ -393,8 +390,14 @@ void PressurePoisson::throw_not_converged(const std::string& reason,
 }
 
 SolveStats PressurePoisson::solve_kokkos(const Field& rhs, Field& p) {
-  // (-L) x = -rhs on the multigrid's layout; the previous pressure is the initial guess.
+  // (-L) x = -rhs on the multigrid's layout; the previous pressure is the initial guess. On a
+  // stretched grid, as the PETSc solve: V (-L) x = -V rhs, symmetric, with the V-cycle applied
+  // to V^-1 r (cell_laplacian.hpp).
+  const bool weighted = !m_domain.all_uniform();
+  const int dim = m_domain.dim();
   copy_owned(rhs, m_field_b, -1.0);
+  if (weighted)
+    scale_by_control_volume(m_field_b, m_field_b.owned(), dim, false);
   copy_owned(p, m_field_x);
   FieldCGSettings settings;
   settings.rtol = m_spec.rtol;
@@ -402,11 +405,15 @@ SolveStats PressurePoisson::solve_kokkos(const Field& rhs, Field& p) {
   settings.max_iterations = m_spec.max_iterations;
   settings.singular = singular();
   GeometricMultigrid& mg = *m_multigrid;
-  const FieldCG::Apply A = [&mg](Field& in, Field& out) {
+  const FieldCG::Apply A = [&mg, weighted, dim](Field& in, Field& out) {
     mg.apply_operator(in, out);
+    if (weighted)
+      scale_by_control_volume(out, out.owned(), dim, false);
   };
-  const FieldCG::Apply B = [&mg](Field& in, Field& out) {
+  const FieldCG::Apply B = [&mg, weighted, dim](Field& in, Field& out) {
     copy(in, mg.input());
+    if (weighted)
+      scale_by_control_volume(mg.input(), mg.input().owned(), dim, true);
     mg.apply_in_place();
     copy(mg.output(), out);
   };

@@ -33,17 +33,6 @@ double viscous_derivative(const Velocity& v, const FieldView& le, int c, int dim
   return sum;
 }
 
-/// f := f / V (divide) or f V over `space`, V the cell volumes of f's layout.
-void scale_by_cell_volume(Field& f, const IndexSpace& space, int dim, bool divide) {
-  const FieldView v = f.view();
-  const GridGeometry g = f.geometry();
-  for_each(
-      "adj::cell_volume_scale", space, KOKKOS_LAMBDA(long i, long j, long k) {
-        const double volume = g.control_volume(dim, i, j, k);
-        v(i, j, k) = divide ? v(i, j, k) / volume : v(i, j, k) * volume;
-      });
-}
-
 } // namespace
 
 NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
@@ -338,7 +327,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
     // L^-T = V L^-1 V^-1: the solve below takes V^-1 lambda_psi, and its solution is
     // multiplied by V where the divergence's transpose reads it.
     if (stretched)
-      scale_by_cell_volume(m_lambda_psi, m_lambda_psi.owned(), dim, true);
+      scale_by_control_volume(m_lambda_psi, m_lambda_psi.owned(), dim, true);
   }
   {
     auto scope = m_timers.scope("poisson adjoint");
@@ -374,7 +363,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
   const Field* mu = &mu_stage;
   if (stretched) {
     copy(mu_stage, m_lambda_psi); // (no longer needed) V mu, the transposed solve's solution
-    scale_by_cell_volume(m_lambda_psi, m_lambda_psi.owned(), dim, false);
+    scale_by_control_volume(m_lambda_psi, m_lambda_psi.owned(), dim, false);
     mu = &m_lambda_psi;
   }
   for (int d = 0; d < dim; ++d)

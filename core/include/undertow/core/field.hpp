@@ -105,4 +105,8 @@ void copy(const Field& src, Field& dst);
 /// collective.
 void copy_owned(const Field& src, Field& dst, double scale = 1.0);
 
+/// f := f / V (divide) or f V over `space`, V the control volume of each point of f's layout
+/// (GridGeometry::control_volume) [m^dim]. Not collective.
+void scale_by_control_volume(Field& f, const IndexSpace& space, int dim, bool divide);
+
 } // namespace undertow

@@ -51,8 +51,9 @@ class LineRelaxation {
   };
   Neighbours neighbours(int axis) const;
   long count(int axis) const; ///< the lines along `axis` on this rank
-  /// m_recv = `count` values from rank `from`, or zeros if from < 0.
-  void receive(int from, int tag, long count);
+  using Buffer = Kokkos::View<double*, MemorySpace>;
+  /// `count` values from rank `from` (in m_recv), or zeros (m_zero) if from < 0.
+  const Buffer& receive(int from, int tag, long count);
   /// The first `count` values of m_send to rank `to`, if to >= 0.
   void send(int to, int tag, long count);
 
@@ -60,9 +61,9 @@ class LineRelaxation {
   CellLaplacian m_op;
   /// Per axis, per cell: the factorisation of the lines (coupling above / pivot, 1 / pivot).
   std::array<Field, 3> m_scale, m_inv_pivot;
-  Field m_rhs; ///< per cell: the right-hand side after forward elimination
-  using Buffer = Kokkos::View<double*, MemorySpace>;
+  Field m_rhs;           ///< per cell: the right-hand side after forward elimination
   Buffer m_send, m_recv; ///< per line: what the next (previous) rank along the axis needs
+  Buffer m_zero;         ///< per line: zeros, for the ends of the lines' pipeline
   Buffer::HostMirror m_send_host, m_recv_host;
 };
 
