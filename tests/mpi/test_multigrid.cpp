@@ -488,17 +488,6 @@ void line_residual(const Domain& d, const CellLaplacian& op, Field& x, const Fie
       });
 }
 
-/// 1 / the diagonal of -L at every owned cell.
-void line_inverse_diagonal(const CellLaplacian& op, const Field& x, Field& inv_diag) {
-  const FieldView xv = x.view(), v = inv_diag.view();
-  for_each(
-      "test::inverse_diagonal", x.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        double diag, neighbours;
-        op.stencil(xv, i, j, k, diag, neighbours);
-        v(i, j, k) = 1.0 / diag;
-      });
-}
-
 TEST(LineRelaxation, ASweptLineSolvesItsEquationsExactly) {
   // After a half-sweep along an axis, the residual vanishes on every line of the colour swept
   // (each line's tridiagonal system was solved with the other lines held), and only there, on
@@ -512,7 +501,7 @@ TEST(LineRelaxation, ASweptLineSolvesItsEquationsExactly) {
     Field x(d, Location::Cell, 1, "x"), b(d, Location::Cell, 1, "b"), r(d, Location::Cell, 1, "r"),
         inv_diag(d, Location::Cell, 1, "inv_diag");
     const CellLaplacian op = make_cell_laplacian(d, x.layout(), s.faces, widths);
-    line_inverse_diagonal(op, x, inv_diag);
+    inverse_diagonal(op, x, inv_diag);
     LineRelaxation lines(d, op, inv_diag);
     for (int axis = 0; axis < s.dim; ++axis)
       for (int colour = 0; colour < 2; ++colour) {

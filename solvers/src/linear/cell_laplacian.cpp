@@ -90,5 +90,15 @@ bool is_singular(const Domain& domain, const PressureFaces& faces) {
   return true;
 }
 
+void inverse_diagonal(const CellLaplacian& op, const Field& x_field, Field& inv_diag_field) {
+  const FieldView x = x_field.view(), inv_diag = inv_diag_field.view();
+  for_each(
+      "mg::inverse_diagonal", x_field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
+        double diag, neighbours;
+        op.stencil(x, i, j, k, diag, neighbours);
+        inv_diag(i, j, k) = 1.0 / diag;
+      });
+}
+
 } // namespace linear
 } // namespace undertow

@@ -20,17 +20,6 @@ namespace {
 // Kernels live in free functions: CUDA's extended lambdas may not sit in constructors or in
 // private member functions.
 
-/// 1 / diagonal of the operator at every owned cell.
-void inverse_diagonal(const CellLaplacian& op, const Field& x_field, Field& inv_diag_field) {
-  const FieldView x = x_field.view(), inv_diag = inv_diag_field.view();
-  for_each(
-      "mg::inverse_diagonal", x_field.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
-        double diag, neighbours;
-        op.stencil(x, i, j, k, diag, neighbours);
-        inv_diag(i, j, k) = 1.0 / diag;
-      });
-}
-
 /// Boundary ghosts: mirror at Neumann faces, negated at Dirichlet faces.
 void fill_boundary_ghosts(const Domain& d, const PressureFaces& faces, Field& f) {
   std::array<double, 6> sign{};

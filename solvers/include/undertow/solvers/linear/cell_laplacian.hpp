@@ -84,6 +84,10 @@ CellLaplacian make_cell_laplacian(const Domain& domain, const FieldLayout& layou
                                   const PressureFaces& faces,
                                   const std::array<std::vector<double>, 3>& widths);
 
+/// inv_diag := 1 / the diagonal of `op` (the boundary faces' share included) at every owned cell
+/// of x's layout [m^2]. Not collective.
+void inverse_diagonal(const CellLaplacian& op, const Field& x, Field& inv_diag);
+
 /// True if no face is Dirichlet: -L is then singular, with the constants as null space.
 bool is_singular(const Domain& domain, const PressureFaces& faces);
 
