@@ -442,8 +442,13 @@ SolveStats PressurePoisson::solve_kokkos(const Field& rhs, Field& p) {
 }
 
 std::string PressurePoisson::method() const {
+  // The hierarchy, and the smoother where it is not the default points.
+  const auto multigrid = [this] {
+    return "geometric multigrid (" + m_multigrid->plan().describe() +
+           (m_multigrid->spec().line_relaxation ? "; line smoother)" : ")");
+  };
   if (m_field_cg)
-    return "kokkos cg + geometric multigrid (" + m_multigrid->plan().describe() + ")";
+    return "kokkos cg + " + multigrid();
   KSPType ksp_type = nullptr;
   PCType pc_type = nullptr;
   PC pc = nullptr;
@@ -452,7 +457,7 @@ std::string PressurePoisson::method() const {
   check_petsc(PCGetType(pc, &pc_type), "PCGetType");
   std::string pc_name = pc_type ? pc_type : "?";
   if (m_multigrid && pc_name == PCSHELL)
-    pc_name = "geometric multigrid (" + m_multigrid->plan().describe() + ")";
+    pc_name = multigrid();
   return std::string(ksp_type ? ksp_type : "?") + " + " + pc_name;
 }
 

@@ -145,6 +145,7 @@ class GeometricMultigrid {
   /// The domain of level l (0 is the finest) on a rank that holds it; throws Error elsewhere.
   const Domain& level_domain(int l) const;
   const MultigridPlan& plan() const { return m_plan; }
+  const MultigridSpec& spec() const { return m_spec; }
   bool singular() const { return m_singular; }
   /// Wall time [s] of the coarse part of the V-cycles so far: from the first level on fewer
   /// ranks than the finest down (their transfers, smoothing and the coarsest solve), or the
