@@ -43,7 +43,8 @@ void declare_flow_keys(ConfigSchema& s) {
       .at_least(1);
   s.add("pressure.preconditioner", ValueType::Choice, "auto",
         "preconditioner of the pressure CG: multigrid (our geometric multigrid), hypre "
-        "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre)")
+        "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre; hypre on "
+        "stretched grids with PETSc's CG, where it is faster on CPUs)")
       .one_of({"auto", "multigrid", "hypre", "gamg"});
   s.add("pressure.smoother", ValueType::Choice, "auto",
         "smoother of the geometric multigrid: points (red-black Gauss-Seidel), lines "

@@ -22,7 +22,9 @@
 /// whose every iteration copies the field to the host and back when the kernels run on a device;
 /// and our FieldCG (field_cg.hpp) on the Kokkos views with the multigrid's own stencil, the same
 /// method and convergence test, through which nothing but scalars crosses to the host. The
-/// default picks PETSc where the kernels' memory is the host's, FieldCG elsewhere (a GPU).
+/// default picks PETSc where the kernels' memory is the host's, FieldCG elsewhere (a GPU). On a
+/// stretched grid FieldCG solves the same volume-weighted system, with the multigrid's line
+/// smoother (PoissonSpec::smoother).
 
 #include "undertow/solvers/linear/field_cg.hpp"
 #include "undertow/solvers/linear/multigrid.hpp"
@@ -39,7 +41,9 @@ namespace linear {
 
 /// The preconditioner of the pressure CG.
 enum class PressurePreconditioner {
-  Auto,      ///< geometric multigrid where the grid allows it, else hypre BoomerAMG (or GAMG)
+  /// geometric multigrid where the grid allows it, else hypre BoomerAMG (or GAMG); BoomerAMG on
+  /// stretched grids unless the Kokkos CG solves (faster on CPUs, docs/performance.md)
+  Auto,
   Multigrid, ///< geometric multigrid (multigrid.hpp); an error if the grid does not allow it
   Hypre,     ///< hypre BoomerAMG
   Gamg       ///< PETSc's smoothed-aggregation AMG
