@@ -12,15 +12,6 @@ namespace {
 
 constexpr int kForwardTag = 7301, kBackwardTag = 7302;
 
-/// The coupling of cell g to its neighbour on `side` (0 below, 1 above) along axis a [1/m^2].
-/// At a non-periodic end this is the boundary face's share of the diagonal, which multiplies the
-/// zero boundary ghost wherever it is used here.
-KOKKOS_INLINE_FUNCTION double coupling(const CellLaplacian& op, int a, long g, int side) {
-  if (op.uniform[a])
-    return op.inv_h2[a];
-  return side == 0 ? op.lower[a](g) : op.upper[a](g);
-}
-
 /// The two axes other than a, in increasing order.
 KOKKOS_INLINE_FUNCTION void other_axes(int a, int& o1, int& o2) {
   o1 = a == 0 ? 1 : 0;
@@ -48,8 +39,8 @@ struct Lines {
 /// the line's system.
 KOKKOS_INLINE_FUNCTION void line_couplings(const CellLaplacian& op, int a, long g, double& lower,
                                            double& upper) {
-  lower = g == 0 ? 0.0 : coupling(op, a, g, 0);
-  upper = g == op.cells[a] - 1 ? 0.0 : coupling(op, a, g, 1);
+  lower = g == 0 ? 0.0 : op.coupling(a, g, 0);
+  upper = g == op.cells[a] - 1 ? 0.0 : op.coupling(a, g, 1);
 }
 
 /// The factorisation of every line along the axis, which depends on the operator alone: per
@@ -107,20 +98,23 @@ void eliminate_kernel(const CellLaplacian& op, const Lines& lines, const IndexSp
             long below[3] = {at[0], at[1], at[2]}, above[3] = {at[0], at[1], at[2]};
             --below[q];
             ++above[q];
-            right += coupling(op, q, gq, 0) * x(below[0], below[1], below[2]) +
-                     coupling(op, q, gq, 1) * x(above[0], above[1], above[2]);
+            right += op.coupling(q, gq, 0) * x(below[0], below[1], below[2]) +
+                     op.coupling(q, gq, 1) * x(above[0], above[1], above[2]);
           }
-          if (g == 0) { // the boundary ghost (zero) or the periodic wrap's value
+          // The boundary ghost (zero here, see the multigrid) or the periodic wrap's value, with
+          // the coupling there (AxisCouplings: at a non-periodic end the face's diagonal share).
+          if (g == 0) {
             long ghost[3] = {at[0], at[1], at[2]};
             --ghost[a];
-            right += coupling(op, a, g, 0) * x(ghost[0], ghost[1], ghost[2]);
+            right += op.coupling(a, g, 0) * x(ghost[0], ghost[1], ghost[2]);
           }
           if (g == op.cells[a] - 1) {
             long ghost[3] = {at[0], at[1], at[2]};
             ++ghost[a];
-            right += coupling(op, a, g, 1) * x(ghost[0], ghost[1], ghost[2]);
+            right += op.coupling(a, g, 1) * x(ghost[0], ghost[1], ghost[2]);
           }
-          const double lower = g == 0 ? 0.0 : coupling(op, a, g, 0);
+          double lower, upper;
+          line_couplings(op, a, g, lower, upper);
           rhs_before = (right + lower * rhs_before) * inv_pivot(at[0], at[1], at[2]);
           rhs(at[0], at[1], at[2]) = rhs_before;
         }

@@ -878,17 +878,15 @@ void GeometricMultigrid::smooth_all(Level& level, bool pre) {
   // Pre: x lines red then black, then y, (then z); post: the same half-sweeps in reverse order,
   // so that the V-cycle stays symmetric.
   const int dim = level.domain->dim();
-  std::vector<std::pair<int, int>> order;
-  for (int a = 0; a < dim; ++a)
-    if (level.lines->relaxes(a))
-      for (int colour = 0; colour < 2; ++colour)
-        order.emplace_back(a, colour);
-  if (!pre)
-    std::reverse(order.begin(), order.end());
   for (int s = 0; s < (pre ? m_spec.pre_sweeps : m_spec.post_sweeps); ++s)
-    for (const auto& [axis, colour] : order) {
-      level.halo->fill(level.x);
-      level.lines->sweep(axis, colour, level.x, level.b);
+    for (int n = 0; n < dim; ++n) {
+      const int axis = pre ? n : dim - 1 - n;
+      if (!level.lines->relaxes(axis))
+        continue;
+      for (int c = 0; c < 2; ++c) {
+        level.halo->fill(level.x);
+        level.lines->sweep(axis, pre ? c : 1 - c, level.x, level.b);
+      }
     }
 }
 

@@ -234,7 +234,7 @@ void PressurePoisson::setup_preconditioner(PC pc) {
   // takes it there; with the Kokkos CG (GPUs) auto takes the multigrid, which runs on the
   // device. pressure.preconditioner = multigrid forces it.
   if (m_spec.preconditioner == P::Auto && !m_domain.all_uniform() && !kokkos_krylov_wanted())
-    m_multigrid_unavailable = "a stretched grid, where the algebraic multigrid is robust";
+    m_multigrid_unavailable = "a stretched grid with PETSc's CG, where BoomerAMG is faster";
   else if (m_spec.preconditioner == P::Auto || m_spec.preconditioner == P::Multigrid) {
     MultigridSpec mg;
     mg.faces = m_spec.faces;

@@ -50,6 +50,13 @@ struct CellLaplacian {
   bool periodic[3] = {false, false, false};
   double face_diag[6] = {0, 0, 0, 0, 0, 0}; ///< diagonal a boundary face adds: 0 or 2 / h^2
 
+  /// The coupling of global cell g to its neighbour below (side 0) or above (side 1) along axis
+  /// a [1/m^2]; at a non-periodic end of a stretched axis, the boundary face's share of the
+  /// diagonal instead (AxisCouplings).
+  KOKKOS_INLINE_FUNCTION double coupling(int a, long g, int side) const {
+    return uniform[a] ? inv_h2[a] : (side == 0 ? lower[a](g) : upper[a](g));
+  }
+
   /// Diagonal and weighted neighbour sum at local (i, j, k): (-L x)_p = diag * x_p - neighbours.
   /// Reads the ghosts of x next to the point (halo ghosts must be filled).
   KOKKOS_INLINE_FUNCTION void stencil(const FieldView& x, long i, long j, long k, double& diag,
@@ -61,7 +68,7 @@ struct CellLaplacian {
       const long g = at[a] + offset[a];
       for (int side = 0; side < 2; ++side) {
         const long step = side == 0 ? -1 : 1;
-        const double c = uniform[a] ? inv_h2[a] : (side == 0 ? lower[a](g) : upper[a](g));
+        const double c = coupling(a, g, side);
         if (!periodic[a] && (g + step < 0 || g + step >= cells[a])) {
           diag += uniform[a] ? face_diag[2 * a + side] : c;
           continue;
