@@ -82,7 +82,8 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Optim
   return true;
 }
 
-/// Bounds of each variable: radius_bounds for r0, +-coefficient_bound for the coefficients.
+/// Bounds of each variable: radius_bounds for r0 and the spline radii, +-coefficient_bound for
+/// the coefficients.
 void bounds_from(const Config& cfg, const optimisation::ShapeDesign& design,
                  std::vector<double>& lo, std::vector<double>& hi) {
   const auto radius = cfg.get_real_list("design.radius_bounds");
@@ -97,7 +98,7 @@ void bounds_from(const Config& cfg, const optimisation::ShapeDesign& design,
     return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
   };
   for (const std::string& name : design.names()) {
-    if (ends_with(name, ".r0")) {
+    if (ends_with(name, ".r0") || name.find(".spline_radius_") != std::string::npos) {
       lo.push_back(radius[0]);
       hi.push_back(radius[1]);
     } else if (ends_with(name, ".angle_of_attack")) {
@@ -140,6 +141,13 @@ std::string design_as_settings(const Control& m, int obstacle) {
     return "--set " + key + format(".angle=%.17g", s.angle * 180 / M_PI) + " --set " + key +
            ".cst_upper=" + upper + " --set " + key + ".cst_lower=" + lower;
   }
+  if (s.kind == navier_stokes::ShapeKind::Spline) {
+    std::string radii;
+    for (int j = 0; j < s.harmonics; ++j)
+      radii += (j ? "," : "") + format("%.17g", s.spline_control(j));
+    return "--set " + key + format(".centre=%.17g,%.17g", s.centre[0], s.centre[1]) + " --set " +
+           key + ".radii=" + radii;
+  }
   std::string out = "--set " + key + format(".radius=%.17g --set ", s.radius) + key + ".fourier=";
   for (int k = 0; k < s.harmonics; ++k)
     out += (k ? "," : "") + format("%.17g,", s.cos_coeff[k]) + format("%.17g", s.sin_coeff[k]);
@@ -152,16 +160,21 @@ void declare_optimize_keys(ConfigSchema& s) {
   s.add("design.parameterisation", ValueType::Choice, "fourier_star",
         "undertow optimize: how the design variables set the shape; fourier_star: the radius "
         "r0 and Fourier coefficients of a star obstacle (shape = star); cst_airfoil: the "
-        "angle of attack and Bernstein weights of a CST airfoil (shape = cst)")
-      .one_of({"fourier_star", "cst_airfoil"});
+        "angle of attack and Bernstein weights of a CST airfoil (shape = cst); spline_radii: "
+        "the control radii of a B-spline body (shape = spline), which can form pointed ends")
+      .one_of({"fourier_star", "cst_airfoil", "spline_radii"});
   s.add("design.obstacle", ValueType::Integer, "1", "undertow optimize: the obstacle designed")
       .at_least(1);
   s.add("design.variables", ValueType::String, "cos_coeff_2 cos_coeff_3 cos_coeff_4",
         "undertow optimize: the design variables, of r0, cos_coeff_K, sin_coeff_K (K up to the "
         "star's harmonics; K = 1 is a translation); r0 only without optimize.area = fixed, "
-        "which sets it from the area");
+        "which sets it from the area; of a spline, spline_radius_J (J from 0, the rear, to "
+        "n - 1, the front), with optimize.area = fixed all but one at least (the radii are "
+        "scaled together to hold the area, and those left out set the scale); of a CST "
+        "airfoil, angle_of_attack, cst_upper_I, cst_lower_I");
   s.add("design.radius_bounds", ValueType::RealList, "0.01 100",
-        "undertow optimize: lower and upper bound of r0 [m]")
+        "undertow optimize: lower and upper bound of r0, or of each spline radius (before the "
+        "scaling that holds the area) [m]")
       .items(2, 2);
   s.add("design.coefficient_bound", ValueType::Real, "1",
         "undertow optimize: bound of each Fourier coefficient, |a_k|, |b_k| <= this [m]")
@@ -178,9 +191,9 @@ void declare_optimize_keys(ConfigSchema& s) {
       .at_least(0);
   s.add("design.thickness_stations", ValueType::RealList, "",
         "undertow optimize: where design.min_thickness holds: chord fractions psi in (0, 1) of "
-        "a CST airfoil (its surfaces' distance there), directions theta [deg] of a star (its "
-        "width r(theta) + r(theta + 180) through the centre); empty: psi = 0.1 ... 0.6, or "
-        "every 10 degrees")
+        "a CST airfoil (its surfaces' distance there), directions theta [deg] of a star or a "
+        "spline (its width r(theta) + r(theta + 180) through the centre); empty: psi = 0.1 ... "
+        "0.6, or every 10 degrees")
       .items(0, 64);
   s.add("optimize.objective", ValueType::Choice, "weighted",
         "undertow optimize: weighted minimises the [objective] sum; lift_to_drag maximises "
@@ -193,8 +206,9 @@ void declare_optimize_keys(ConfigSchema& s) {
         "undertow optimize, objective = drag_at_lift: the lift coefficient the design keeps, a "
         "number, or initial for that of the initial design");
   s.add("optimize.area", ValueType::Choice, "fixed",
-        "undertow optimize: fixed holds the body's area at its initial value exactly, r0 "
-        "following from the coefficients (TAOBLMVM on them); almm holds it as an equality "
+        "undertow optimize: fixed holds the body's area at its initial value exactly, a star's "
+        "r0 following from the coefficients, a spline's radii scaled together (TAOBLMVM); almm "
+        "holds it as an equality "
         "constraint of TAO's augmented Lagrangian (TAOALMM, BLMVM subproblems; r0 a variable); "
         "free has bounds only (TAOBLMVM)")
       .one_of({"fixed", "almm", "free"});
@@ -224,24 +238,29 @@ void declare_optimize_keys(ConfigSchema& s) {
 
 namespace {
 
-/// The design of [design]: a Fourier star or a CST airfoil. Throws ConfigError. Not collective.
+/// The design of [design]: a Fourier star, a CST airfoil or B-spline radii. Throws ConfigError.
+/// Not collective.
 std::unique_ptr<optimisation::ShapeDesign> design_from(const Config& cfg, const Control& m0,
                                                        int dim) {
   const int obstacle = static_cast<int>(cfg.get_int("design.obstacle")) - 1;
   const std::string area_mode = cfg.get_string("optimize.area");
   const bool cst = cfg.get_string("design.parameterisation") == "cst_airfoil";
   if (cst && area_mode == "fixed")
-    throw ConfigError("optimize.area = fixed holds a star's area through r0; a CST airfoil "
-                      "holds it with optimize.area = almm, or leaves it free");
+    throw ConfigError("optimize.area = fixed holds a star's area through r0, a spline's by "
+                      "scaling its radii; a CST airfoil holds it with optimize.area = almm, or "
+                      "leaves it free");
   const std::vector<std::string> variables = cfg.get_words("design.variables");
   for (std::size_t i = 0; i < variables.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (variables[i] == variables[j])
         throw ConfigError("design.variables names '" + variables[i] +
                           "' twice: name each design variable once");
-  return cst ? optimisation::make_cst_design(m0, dim, obstacle, variables)
-             : optimisation::make_star_design(m0, dim, obstacle, variables, area_mode == "fixed",
-                                              cfg.get_real("design.coefficient_bound"));
+  if (cst)
+    return optimisation::make_cst_design(m0, dim, obstacle, variables);
+  if (cfg.get_string("design.parameterisation") == "spline_radii")
+    return optimisation::make_spline_design(m0, dim, obstacle, variables, area_mode == "fixed");
+  return optimisation::make_star_design(m0, dim, obstacle, variables, area_mode == "fixed",
+                                        cfg.get_real("design.coefficient_bound"));
 }
 
 /// The optimiser's settings of [design] and [optimize] (the flow constraints come from the
@@ -354,11 +373,12 @@ class OptimisationRecord {
     const double feature = m_design.smallest_feature(r.x);
     if (!m_warned && feature < 2 * m_h) {
       m_warned = true;
-      m_job.log.info(format("warning: the body's smallest feature (a star's least radius, an "
-                            "airfoil's thickness) %.3e m is under two cells (h = %.3e m): the "
-                            "grid cannot resolve the shape; refine the grid (domain.cells, or "
-                            "domain.box_spacing on a stretched grid)",
-                            feature, m_h));
+      m_job.log.info(
+          format("warning: the body's smallest feature (the least radius of a star "
+                 "or a spline, an airfoil's thickness) %.3e m is under two cells (h = %.3e m): the "
+                 "grid cannot resolve the shape; refine the grid (domain.cells, or "
+                 "domain.box_spacing on a stretched grid)",
+                 feature, m_h));
     }
   }
   /// The outline of x as CSV (x,y per line) at `path`. Collective.

@@ -255,8 +255,8 @@ TEST(CustomObjective, TaylorTestOfAUserDefinedTerm) {
 }
 
 // Shape parameters of every shape kind: the channel with an ellipse, a cambered NACA profile, a
-// Fourier star or a rotated rectangle instead of the circle; a Taylor test of the shape group and
-// finite differences of each parameter.
+// Fourier star, a B-spline body with pointed ends or a rotated rectangle instead of the circle; a
+// Taylor test of the shape group and finite differences of each parameter.
 class ShapeKinds : public ::testing::TestWithParam<ShapeKind> {};
 
 TEST_P(ShapeKinds, TaylorAndFiniteDifferencesOfTheShapeParameters) {
@@ -299,6 +299,13 @@ TEST_P(ShapeKinds, TaylorAndFiniteDifferencesOfTheShapeParameters) {
     body.cos_coeff[0] = 0.02;
     body.sin_coeff[1] = -0.015;
     break;
+  case ShapeKind::Spline: { // corners at both ends: c_1 < c_0, c_4 < c_5
+    body.harmonics = 6;
+    const double radii[6] = {0.17, 0.1, 0.12, 0.13, 0.1, 0.15};
+    for (int j = 0; j < 6; ++j)
+      navier_stokes::shape_parameter(body, 12 + j) = radii[j];
+    break;
+  }
   default: // rectangle
     body.size[0] = 0.25;
     body.size[1] = 0.12;
@@ -475,7 +482,8 @@ TEST(Duct3DStretched, TaylorTestOfEveryParameterGroup) {
 
 INSTANTIATE_TEST_SUITE_P(EveryShape, ShapeKinds,
                          ::testing::Values(ShapeKind::Ellipse, ShapeKind::Naca, ShapeKind::Cst,
-                                           ShapeKind::Star, ShapeKind::Rectangle));
+                                           ShapeKind::Star, ShapeKind::Spline,
+                                           ShapeKind::Rectangle));
 
 INSTANTIATE_TEST_SUITE_P(FinalAndAveraged, ChannelGradient, ::testing::Values(false, true));
 

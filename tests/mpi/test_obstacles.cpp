@@ -70,6 +70,49 @@ TEST(ObstacleShapes, SignedDistances) {
   EXPECT_NEAR(star.distance(0.0, 1.0, 0.0), 0.2, 1e-14);
 }
 
+// The B-spline radii: a Bezier curve for 4 radii, the uniform cubic B-spline's weights 1/6, 4/6,
+// 1/6 at an interior knot, the ends' radii and slopes (a corner where c_1 != c_0), the mirror
+// symmetry about the flow axis, and equal radii giving a circle.
+TEST(ObstacleShapes, SplineRadii) {
+  Shape bezier;
+  bezier.kind = ShapeKind::Spline;
+  bezier.centre[0] = 1.0;
+  bezier.harmonics = 4;
+  const double c4[4] = {1.0, 0.5, 0.8, 1.2};
+  for (int j = 0; j < 4; ++j)
+    shape_parameter(bezier, 12 + j) = c4[j];
+  // At theta = pi / 2 (t = 1/2): the Bernstein weights 1/8, 3/8, 3/8, 1/8.
+  const double middle = (c4[0] + 3 * c4[1] + 3 * c4[2] + c4[3]) / 8;
+  EXPECT_NEAR(bezier.spline_radius(kPi / 2), middle, 1e-15);
+  EXPECT_NEAR(bezier.distance(1.0, 1.0, 0.0), 1.0 - middle, 1e-15);
+  EXPECT_NEAR(bezier.distance(1.0, -1.0, 0.0), 1.0 - middle, 1e-15); // mirrored
+  EXPECT_NEAR(bezier.distance(3.0, 0.0, 0.0), 2.0 - c4[0], 1e-15);   // the rear, r(0) = c_0
+  EXPECT_NEAR(bezier.distance(0.0, 0.0, 0.0), 1.0 - c4[3], 1e-15);   // the front, r(pi)
+
+  Shape body = bezier;
+  body.harmonics = 11; // 8 intervals of pi / 8
+  double c[11];
+  for (int j = 0; j < 11; ++j) {
+    c[j] = 0.3 + 0.05 * std::sin(1.3 * j);
+    shape_parameter(body, 12 + j) = c[j];
+  }
+  // t = 4 (theta = pi / 2) is a knot whose three B-splines are the uniform ones.
+  EXPECT_NEAR(body.spline_radius(kPi / 2), (c[4] + 4 * c[5] + c[6]) / 6, 1e-15);
+  // The slopes at the ends: 3 (c_1 - c_0) / (pi / 8) and 3 (c_10 - c_9) / (pi / 8).
+  const double d = 1e-6, interval = kPi / 8;
+  EXPECT_NEAR((body.spline_radius(d) - body.spline_radius(0.0)) / d, 3 * (c[1] - c[0]) / interval,
+              1e-4);
+  EXPECT_NEAR((body.spline_radius(kPi) - body.spline_radius(kPi - d)) / d,
+              3 * (c[10] - c[9]) / interval, 1e-4);
+  for (int j = 0; j < 11; ++j)
+    shape_parameter(body, 12 + j) = 0.7;
+  for (int k = 0; k < 50; ++k) {
+    const double theta = 0.13 * k;
+    EXPECT_NEAR(body.distance(1.0 + 0.9 * std::cos(theta), 0.9 * std::sin(theta), 0.0), 0.2, 1e-14)
+        << "equal radii are a circle";
+  }
+}
+
 TEST(ObstacleShapes, MaskIsCompactSmoothAndMonotone) {
   const double eps = 0.1;
   EXPECT_EQ(brinkman_mask(-0.2, eps), 1.0);

@@ -145,9 +145,9 @@ int check_elasticity() {
   return failures;
 }
 
-/// The signed distances of the airfoils and the star, and their dual-number derivatives in one
-/// parameter, in a kernel against the same functions on the host (the device's sqrt, sin, cos
-/// and atan2 may differ from the host's in the last bits).
+/// The signed distances of the airfoils, the star and the spline, and their dual-number derivatives
+/// in one parameter, in a kernel against the same functions on the host (the device's sqrt, sin,
+/// cos and atan2 may differ from the host's in the last bits).
 int check_shapes() {
   ns::Shape cst;
   cst.kind = ns::ShapeKind::Cst;
@@ -171,13 +171,20 @@ int check_shapes() {
   star.harmonics = 3;
   star.cos_coeff[1] = 0.04;
   star.sin_coeff[2] = -0.02;
+  ns::Shape spline = star; // a pointed rear: c_1 < c_0
+  spline.kind = ns::ShapeKind::Spline;
+  spline.harmonics = 11;
+  for (int j = 0; j < spline.harmonics; ++j)
+    ns::shape_parameter(spline, 12 + j) = 0.1 + 0.02 * std::fabs(j - 5.0);
+  ns::shape_parameter(spline, 13) = 0.15;
   int failures = 0;
-  const char* names[3] = {"navier_stokes::Shape distance, cst (+ d/d cst_upper_1)",
+  const char* names[4] = {"navier_stokes::Shape distance, cst (+ d/d cst_upper_1)",
                           "navier_stokes::Shape distance, naca (+ d/d camber)",
-                          "navier_stokes::Shape distance, star (+ d/d cos_coeff_2)"};
-  const ns::Shape shapes[3] = {cst, naca, star};
-  const int seeds[3] = {13, 9, 13};
-  for (int s = 0; s < 3; ++s) {
+                          "navier_stokes::Shape distance, star (+ d/d cos_coeff_2)",
+                          "navier_stokes::Shape distance, spline (+ d/d spline_radius_9)"};
+  const ns::Shape shapes[4] = {cst, naca, star, spline};
+  const int seeds[4] = {13, 9, 13, 21};
+  for (int s = 0; s < 4; ++s) {
     const ns::Shape shape = shapes[s];
     const ns::BasicShape<undertow::Dual> dual = ns::seeded(shape, seeds[s]);
     FieldView phi("phi", kN, kN, 1), dphi("dphi", kN, kN, 1);

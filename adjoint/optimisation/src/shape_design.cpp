@@ -134,11 +134,51 @@ class NamedParameterDesign : public ShapeDesign {
   std::vector<std::string> m_names;
 };
 
-class StarDesign : public NamedParameterDesign {
+/// What star and spline bodies share: a radius r(theta) about the shape's centre, which gives the
+/// outline, the least radius, and the width r(theta) + r(theta + pi) at stations every 10
+/// degrees by default.
+class PolarDesign : public NamedParameterDesign {
+ public:
+  using NamedParameterDesign::NamedParameterDesign;
+  std::vector<std::array<double, 2>> outline(const std::vector<double>& x,
+                                             int points) const override {
+    const Shape s = shape(x);
+    std::vector<std::array<double, 2>> out;
+    for (int i = 0; i < points; ++i) {
+      const double theta = 2 * M_PI * i / points, r = radius(s, theta);
+      out.push_back({s.centre[0] + r * std::cos(theta), s.centre[1] + r * std::sin(theta)});
+    }
+    return out;
+  }
+  double smallest_feature(const std::vector<double>& x) const override {
+    const Shape s = shape(x);
+    double least = 1e300;
+    for (int i = 0; i < 720; ++i)
+      least = std::min(least, radius(s, 2 * M_PI * i / 720));
+    return least;
+  }
+  std::vector<double> default_thickness_stations() const override {
+    std::vector<double> out;
+    for (int k = 0; k < 18; ++k)
+      out.push_back(10.0 * k);
+    return out;
+  }
+
+ protected:
+  /// r(theta) [m] of a shape, theta [rad] of any sign (T = Dual: with its derivative).
+  virtual double radius(const Shape& s, double theta) const = 0;
+  virtual Dual radius(const BasicShape<Dual>& s, double theta) const = 0;
+  Dual width(const BasicShape<Dual>& s, double station) const override {
+    const double theta = station * M_PI / 180;
+    return radius(s, theta) + radius(s, theta + M_PI);
+  }
+};
+
+class StarDesign : public PolarDesign {
  public:
   StarDesign(const Control& m, int dim, int obstacle, const std::vector<std::string>& variables,
              bool hold_area, double coefficient_bound)
-      : NamedParameterDesign(
+      : PolarDesign(
             "Fourier star", m, obstacle,
             select_parameters(
                 m, dim, obstacle, variables, {"r0", "cos_coeff_", "sin_coeff_"},
@@ -177,12 +217,6 @@ class StarDesign : public NamedParameterDesign {
     add_through_radius(x, derivative_of(g, m_radius), out);
     return out;
   }
-  std::vector<double> default_thickness_stations() const override {
-    std::vector<double> out;
-    for (int k = 0; k < 18; ++k)
-      out.push_back(10.0 * k);
-    return out;
-  }
 
   double area(const std::vector<double>& x) const override {
     if (m_hold_area && m_area0 > 0)
@@ -200,23 +234,6 @@ class StarDesign : public NamedParameterDesign {
       out.push_back(m_hold_area ? 0.0 : (m_parameters[i].b == kRadius ? 2.0 : 1.0) * M_PI * x[i]);
     return out;
   }
-  std::vector<std::array<double, 2>> outline(const std::vector<double>& x,
-                                             int points) const override {
-    const Shape s = shape(x);
-    std::vector<std::array<double, 2>> out;
-    for (int i = 0; i < points; ++i) {
-      const double theta = 2 * M_PI * i / points, r = s.star_radius(theta);
-      out.push_back({s.centre[0] + r * std::cos(theta), s.centre[1] + r * std::sin(theta)});
-    }
-    return out;
-  }
-  double smallest_feature(const std::vector<double>& x) const override {
-    const Shape s = shape(x);
-    double least = 1e300;
-    for (int i = 0; i < 720; ++i)
-      least = std::min(least, s.star_radius(2 * M_PI * i / 720));
-    return least;
-  }
 
  private:
   Shape shape(const std::vector<double>& x) const override {
@@ -225,9 +242,9 @@ class StarDesign : public NamedParameterDesign {
       s.radius = held_radius(x);
     return s;
   }
-  Dual width(const BasicShape<Dual>& s, double station) const override {
-    const double theta = station * M_PI / 180;
-    return s.star_radius(Dual(theta)) + s.star_radius(Dual(theta + M_PI));
+  double radius(const Shape& s, double theta) const override { return s.star_radius(theta); }
+  Dual radius(const BasicShape<Dual>& s, double theta) const override {
+    return s.star_radius(Dual(theta));
   }
   void add_dependent_derivatives(const std::vector<double>& x, double,
                                  std::vector<double>& row) const override {
@@ -256,6 +273,155 @@ class StarDesign : public NamedParameterDesign {
   bool m_hold_area;
   double m_area0 = 0; ///< the held area [m^2] (hold_area)
   ScalarParameter m_radius{};
+};
+
+/// The area of a spline body, 2 x the integral of r^2 / 2 over [0, pi] [m^2]: Gauss-Legendre with
+/// 4 points per knot interval, exact for the piecewise sextic r^2. T = Dual: with its derivative.
+template <class T>
+T spline_area(const BasicShape<T>& s) {
+  const double node[4] = {-0.8611363115940526, -0.3399810435848563, 0.3399810435848563,
+                          0.8611363115940526};
+  const double weight[4] = {0.3478548451374538, 0.6521451548625461, 0.6521451548625461,
+                            0.3478548451374538};
+  const int intervals = s.harmonics - 3;
+  const double width = M_PI / intervals;
+  T sum = 0.0;
+  for (int k = 0; k < intervals; ++k)
+    for (int q = 0; q < 4; ++q) {
+      const T r = s.spline_radius(T((k + 0.5 * (1 + node[q])) * width));
+      sum += 0.5 * width * weight[q] * r * r;
+    }
+  return sum;
+}
+
+/// The direction theta [rad] of any sign folded onto [0, pi], where a spline body's r is given
+/// (it is mirrored about the flow axis).
+double folded(double theta) {
+  const double t = std::remainder(theta, 2 * M_PI); // in [-pi, pi]
+  return std::abs(t);
+}
+
+/// B-spline radii (shape = spline): x_i is the control radius c_{j(i)}. With the area held, the
+/// body is s c with s = sqrt(A0 / A(c)): every radius scales, and the radii that are not
+/// variables set the scale (so J(x) has no flat direction). The body does not translate: its
+/// polar origin sits at m + (rho_{n-1} - rho_0) / 2 (rho = s c), so that the midpoint of its
+/// rear and front tips stays at m, where the case's body has it.
+class SplineDesign : public PolarDesign {
+ public:
+  SplineDesign(const Control& m, int dim, int obstacle, const std::vector<std::string>& variables,
+               bool hold_area)
+      : PolarDesign(
+            "B-spline radii", m, obstacle,
+            select_parameters(
+                m, dim, obstacle, variables, {"spline_radius_"},
+                "spline (spline_radius_J with J from 0 to " +
+                    std::to_string(
+                        m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)].harmonics - 1) +
+                    ")")),
+        m_hold_area(hold_area) {
+    const std::string prefix = "obstacle" + std::to_string(obstacle + 1) + ".spline_radius_";
+    for (const ScalarParameter& p : scalar_parameters(m, dim))
+      if (p.name.rfind(prefix, 0) == 0)
+        m_radii.push_back(p); // in the order of j
+      else if (p.name == "obstacle" + std::to_string(obstacle + 1) + ".centre_x")
+        m_centre_x = p;
+    for (const ScalarParameter& p : m_parameters)
+      m_radius_of.push_back(p.b - 12);
+    const int n = m_shape.harmonics;
+    if (hold_area && m_parameters.size() == m_radii.size())
+      throw ConfigError("design.variables names every spline radius, but optimize.area = fixed "
+                        "scales them together to hold the area, so one of them must stay out "
+                        "of design.variables to set the scale (e.g. the one at 90 degrees), or "
+                        "use optimize.area = almm or free");
+    m_area0 = spline_area(m_shape);
+    m_tips_midpoint =
+        m_shape.centre[0] + 0.5 * (m_shape.spline_control(0) - m_shape.spline_control(n - 1));
+  }
+
+  void apply(const std::vector<double>& x, Control& m) const override {
+    const Shape s = shape(x);
+    for (std::size_t j = 0; j < m_radii.size(); ++j)
+      value_of(m, m_radii[j]) = s.spline_control(static_cast<int>(j));
+    value_of(m, m_centre_x) = s.centre[0];
+  }
+  std::vector<double> chain(const Gradient& g, const std::vector<double>& x) const override {
+    std::vector<double> d_dbody;
+    for (const ScalarParameter& p : m_radii)
+      d_dbody.push_back(derivative_of(g, p));
+    // The origin m + (rho_{n-1} - rho_0) / 2 follows the end radii.
+    const double d_dcentre = derivative_of(g, m_centre_x);
+    d_dbody.back() += 0.5 * d_dcentre;
+    d_dbody.front() -= 0.5 * d_dcentre;
+    return through_radii(x, d_dbody);
+  }
+  std::vector<std::vector<double>>
+  thickness_gradient(const std::vector<double>& x,
+                     const std::vector<double>& stations) const override {
+    const Shape s = shape(x);
+    std::vector<std::vector<double>> out;
+    for (double station : stations) {
+      std::vector<double> d_dbody;
+      for (int j = 0; j < s.harmonics; ++j)
+        d_dbody.push_back(width(navier_stokes::seeded(s, 12 + j), station).d);
+      out.push_back(through_radii(x, d_dbody));
+    }
+    return out;
+  }
+  double area(const std::vector<double>& x) const override {
+    return m_hold_area ? m_area0 : spline_area(shape(x));
+  }
+  std::vector<double> area_gradient(const std::vector<double>& x) const override {
+    std::vector<double> out;
+    const Shape s = shape(x);
+    for (int j : m_radius_of)
+      out.push_back(m_hold_area ? 0.0 : spline_area(navier_stokes::seeded(s, 12 + j)).d);
+    return out;
+  }
+
+ private:
+  /// The radii c: the case's, with x in the variables.
+  Shape unscaled(const std::vector<double>& x) const { return shape_with(x); }
+  /// The body: c, or s c with the area held, its origin where its tips' midpoint stays.
+  Shape shape(const std::vector<double>& x) const override {
+    Shape s = unscaled(x);
+    const double scale = m_hold_area ? std::sqrt(m_area0 / spline_area(s)) : 1.0;
+    for (int j = 0; j < s.harmonics; ++j)
+      navier_stokes::shape_parameter(s, 12 + j) *= scale;
+    s.centre[0] = m_tips_midpoint + 0.5 * (s.spline_control(s.harmonics - 1) - s.spline_control(0));
+    return s;
+  }
+  double radius(const Shape& s, double theta) const override {
+    return s.spline_radius(folded(theta));
+  }
+  Dual radius(const BasicShape<Dual>& s, double theta) const override {
+    return s.spline_radius(Dual(folded(theta)));
+  }
+  /// dF/dx from dF/drho, rho the body's radii: rho = s c, s = sqrt(A0 / A(c)) with the area
+  /// held, so drho_j/dx_i = s delta_{j,j(i)} - rho_j dA/dc_{j(i)} / (2 A(c)).
+  std::vector<double> through_radii(const std::vector<double>& x,
+                                    const std::vector<double>& d_dbody) const {
+    std::vector<double> out;
+    const Shape c = unscaled(x);
+    const double a = spline_area(c);
+    const double scale = m_hold_area ? std::sqrt(m_area0 / a) : 1.0;
+    double along = 0; // sum_j dF/drho_j rho_j
+    for (int j = 0; j < c.harmonics; ++j)
+      along += d_dbody[static_cast<std::size_t>(j)] * scale * c.spline_control(j);
+    for (int j : m_radius_of) {
+      double d = scale * d_dbody[static_cast<std::size_t>(j)];
+      if (m_hold_area)
+        d -= along * spline_area(navier_stokes::seeded(c, 12 + j)).d / (2 * a);
+      out.push_back(d);
+    }
+    return out;
+  }
+
+  bool m_hold_area;
+  double m_area0;                       ///< the case's area [m^2], held with hold_area
+  std::vector<ScalarParameter> m_radii; ///< every control radius of the body, c_0 ... c_{n-1}
+  ScalarParameter m_centre_x{};         ///< the polar origin's x
+  double m_tips_midpoint = 0;           ///< x of the midpoint of the tips, held [m]
+  std::vector<int> m_radius_of;         ///< j(i): the radius that variable i is
 };
 
 /// sqrt(psi) (1 - psi) B_i,N(psi) integrated over [0, 1]: C(N, i) B(i + 3/2, N - i + 2).
@@ -338,32 +504,42 @@ class CstDesign : public NamedParameterDesign {
   }
 };
 
+/// ConfigError unless obstacle `obstacle` (0-based) exists and has the shape `kind` that the
+/// parameterisation `name` designs (`shape` says how to set it up).
+void require_shape(const Control& m, int obstacle, ShapeKind kind, const std::string& name,
+                   const std::string& shape) {
+  const auto& shapes = m.flow.obstacles.shapes;
+  if (obstacle < 0 || obstacle >= static_cast<int>(shapes.size()))
+    throw ConfigError("design.obstacle = " + std::to_string(obstacle + 1) +
+                      " is not an obstacle of the case (it has " + std::to_string(shapes.size()) +
+                      ")");
+  if (shapes[static_cast<std::size_t>(obstacle)].kind != kind)
+    throw ConfigError("design.parameterisation = " + name + " needs obstacle" +
+                      std::to_string(obstacle + 1) + ".shape = " + shape);
+}
+
 } // namespace
+
+std::unique_ptr<ShapeDesign> make_spline_design(const Control& m, int dim, int obstacle,
+                                                const std::vector<std::string>& variables,
+                                                bool hold_area) {
+  require_shape(m, obstacle, ShapeKind::Spline, "spline_radii",
+                "spline (with its radii; equal radii give a circle)");
+  return std::make_unique<SplineDesign>(m, dim, obstacle, variables, hold_area);
+}
 
 std::unique_ptr<ShapeDesign> make_cst_design(const Control& m, int dim, int obstacle,
                                              const std::vector<std::string>& variables) {
-  const auto& shapes = m.flow.obstacles.shapes;
-  if (obstacle < 0 || obstacle >= static_cast<int>(shapes.size()) ||
-      shapes[static_cast<std::size_t>(obstacle)].kind != ShapeKind::Cst)
-    throw ConfigError("design.parameterisation = cst_airfoil needs obstacle" +
-                      std::to_string(obstacle + 1) +
-                      ".shape = cst (with its cst_upper and cst_lower weights)");
+  require_shape(m, obstacle, ShapeKind::Cst, "cst_airfoil",
+                "cst (with its cst_upper and cst_lower weights)");
   return std::make_unique<CstDesign>(m, dim, obstacle, variables);
 }
 
 std::unique_ptr<ShapeDesign> make_star_design(const Control& m, int dim, int obstacle,
                                               const std::vector<std::string>& variables,
                                               bool hold_area, double coefficient_bound) {
-  const auto& shapes = m.flow.obstacles.shapes;
-  if (obstacle < 0 || obstacle >= static_cast<int>(shapes.size()))
-    throw ConfigError("design.obstacle = " + std::to_string(obstacle + 1) +
-                      " is not an obstacle of the case (it has " + std::to_string(shapes.size()) +
-                      ")");
-  if (shapes[static_cast<std::size_t>(obstacle)].kind != ShapeKind::Star)
-    throw ConfigError("design.parameterisation = fourier_star needs obstacle" +
-                      std::to_string(obstacle + 1) +
-                      ".shape = star (set its radius and fourier coefficients; zeros give a "
-                      "circle)");
+  require_shape(m, obstacle, ShapeKind::Star, "fourier_star",
+                "star (set its radius and fourier coefficients; zeros give a circle)");
   return std::make_unique<StarDesign>(m, dim, obstacle, variables, hold_area, coefficient_bound);
 }
 

@@ -33,7 +33,8 @@ void ObstacleSet::declare_keys(ConfigSchema& s) {
   for (int k = 0; k < kMaxObstacles; ++k) {
     const std::string o = section(k);
     s.add(o + ".shape", ValueType::Choice, "none", "shape of obstacle " + std::to_string(k + 1))
-        .one_of({"none", "circle", "sphere", "ellipse", "rectangle", "naca", "star", "cst"});
+        .one_of(
+            {"none", "circle", "sphere", "ellipse", "rectangle", "naca", "star", "cst", "spline"});
     s.add(o + ".centre", ValueType::RealList, "0 0 0",
           "centre (leading edge for naca) [m], one entry per axis")
         .items(2, 3);
@@ -59,6 +60,14 @@ void ObstacleSet::declare_keys(ConfigSchema& s) {
     s.add(o + ".fourier", ValueType::RealList, "0 0",
           "star: a1 b1 a2 b2 ...: r(theta) = radius + sum_k a_k cos k theta + b_k sin k theta [m]")
         .items(2, 2 * kMaxFourier);
+    s.add(o + ".radii", ValueType::RealList, "0.05 0.05 0.05 0.05",
+          "spline: control radii c_0 ... c_{n-1} [m] of r(theta), theta from 0 (downstream, +x) "
+          "to 180 deg (upstream), mirrored about the flow axis: a clamped cubic B-spline, so "
+          "r(0) = c_0 and r(180) = c_{n-1}; c_1 != c_0 makes a corner (pointed end) at the rear, "
+          "c_{n-2} != c_{n-1} at the front; equal radii give a circle (4 <= n <= " +
+              std::to_string(kMaxSplineRadii) + ")")
+        .items(4, kMaxSplineRadii)
+        .above(0);
   }
 }
 
@@ -80,6 +89,7 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
               : kind == "rectangle" ? ShapeKind::Rectangle
               : kind == "naca"      ? ShapeKind::Naca
               : kind == "cst"       ? ShapeKind::Cst
+              : kind == "spline"    ? ShapeKind::Spline
                                     : ShapeKind::Star;
     if (sh.kind == ShapeKind::Sphere && dim != 3)
       throw ConfigError(o + ".shape = sphere needs domain.dim = 3; use circle in 2D.");
@@ -142,6 +152,12 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
                             " gives the airfoil no thickness (A + L <= 0); the surfaces would "
                             "cross");
       }
+    }
+    if (sh.kind == ShapeKind::Spline) {
+      const auto radii = c.get_real_list(o + ".radii");
+      sh.harmonics = static_cast<int>(radii.size());
+      for (int j = 0; j < sh.harmonics; ++j)
+        shape_parameter(sh, 12 + j) = radii[static_cast<std::size_t>(j)];
     }
     set.shapes.push_back(sh);
   }
@@ -218,6 +234,11 @@ std::vector<ShapeParameter> shape_parameters(const Shape& shape, int dim) {
       out.push_back({"cst_upper_" + std::to_string(i), 12 + i});
     for (int i = 0; i < shape.harmonics; ++i)
       out.push_back({"cst_lower_" + std::to_string(i), 12 + kMaxFourier + i});
+    break;
+  case ShapeKind::Spline:
+    centre("centre", 2);
+    for (int j = 0; j < shape.harmonics; ++j)
+      out.push_back({"spline_radius_" + std::to_string(j), 12 + j});
     break;
   }
   return out;

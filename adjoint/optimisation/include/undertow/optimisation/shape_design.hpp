@@ -80,6 +80,20 @@ std::unique_ptr<ShapeDesign> make_star_design(const Control& m, int dim, int obs
                                               const std::vector<std::string>& variables,
                                               bool hold_area = false, double coefficient_bound = 0);
 
+/// A body of B-spline radii (obstacle `obstacle`, shape = spline; obstacles.hpp) with the
+/// variables `variables`: any of "spline_radius_J", the control radii c_J [m]. Its area is the
+/// integral of r^2 over [0, pi] (exact quadrature). With `hold_area`, the body is s c with
+/// s = sqrt(A0 / A(c)): all radii scale together so that the area stays that of m, and at least
+/// one radius must not be a variable (it sets the scale; ConfigError otherwise); the bounds then
+/// apply to c. The body does not translate: its polar origin moves with the end radii so that
+/// the midpoint of its front and rear tips stays where the case's body has it (a drag in a finite
+/// domain depends a little on where the body sits, which an optimiser would otherwise exploit).
+/// Throws ConfigError, naming design.variables or design.obstacle, for an obstacle that is not a
+/// spline or an unknown variable. Not collective.
+std::unique_ptr<ShapeDesign> make_spline_design(const Control& m, int dim, int obstacle,
+                                                const std::vector<std::string>& variables,
+                                                bool hold_area = false);
+
 /// A CST airfoil (obstacle `obstacle`, shape = cst) with the variables `variables`: any of
 /// "angle_of_attack" [rad], "cst_upper_I" and "cst_lower_I" (I from 0 to the weights - 1). Its
 /// area is chord^2 sum_i (A_i + L_i) C(N, i) B(i + 3/2, N - i + 2), with B Euler's beta function

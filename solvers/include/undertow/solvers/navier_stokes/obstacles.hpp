@@ -19,12 +19,22 @@
 /// | naca      | leading edge (centre), chord, 4 digits, angle of attack |
 /// | star      | centre, r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta |
 /// | cst       | leading edge (centre), chord, angle of attack, upper and lower Bernstein weights |
+/// | spline    | centre, control radii c_0 ... c_{n-1} of r(theta), 4 <= n <= 16 |
 ///
 /// The CST (class-shape transformation, Kulfan 2008) airfoil: with psi = x / chord,
 /// y_upper = C(psi) sum_i A_i B_i,N(psi), y_lower = -C(psi) sum_i L_i B_i,N(psi), the class
 /// function C = sqrt(psi) (1 - psi) (a round nose and a sharp trailing edge) and the Bernstein
 /// polynomials B_i,N of degree N = weights - 1. Positive lower weights put the lower surface below
 /// the chord.
+///
+/// The spline (B-spline radii) is a body symmetric about the line y = centre_y: r(theta) for
+/// theta = |atan2(y - y_c, x - x_c)| in [0, pi] (0 downstream, along +x; pi upstream) is the
+/// clamped uniform cubic B-spline of the control radii c_0 ... c_{n-1} over n - 3 equal intervals
+/// of theta. So r(0) = c_0 and r(pi) = c_{n-1} are the rear and front ends, and the slopes there,
+/// r'(0) = 3 (c_1 - c_0) / (pi / (n - 3)) and r'(pi) = 3 (c_{n-1} - c_{n-2}) / (pi / (n - 3)), need
+/// not vanish: c_1 < c_0 makes the rear a corner of half-angle atan(r / |r'|) (a pointed end),
+/// c_1 = c_0 a smooth end. Equal radii give a circle. r is linear in the c_j, so the mask is as
+/// smooth in them as in a star's coefficients. The angle is not used (nor by the star).
 
 #include "undertow/core/config.hpp"
 #include "undertow/core/dual.hpp"
@@ -41,7 +51,16 @@ namespace navier_stokes {
 constexpr int kMaxObstacles = 4;
 constexpr int kMaxFourier = 8; ///< star: up to 8 harmonics
 
-enum class ShapeKind : int { Circle, Sphere, Ellipse, Rectangle, Naca, Star, Cst };
+constexpr int kMaxSplineRadii = 2 * kMaxFourier; ///< spline: up to 16 control radii
+
+enum class ShapeKind : int { Circle, Sphere, Ellipse, Rectangle, Naca, Star, Cst, Spline };
+
+/// Knot i of a clamped uniform cubic B-spline over `intervals` unit intervals: 0 four times, 1,
+/// 2, ..., `intervals` four times.
+KOKKOS_INLINE_FUNCTION double clamped_knot(int i, int intervals) {
+  const int u = i - 3;
+  return double(u < 0 ? 0 : (u > intervals ? intervals : u));
+}
 
 /// A shape and its signed distance, callable on the device. T is double, or Dual to
 /// differentiate the distance with respect to a parameter (see shape_parameters).
@@ -55,9 +74,10 @@ struct BasicShape {
                          ///< angle of attack (nose up, flow along +x)
   T chord = 1;           ///< naca
   T camber = 0, camber_position = 0, thickness = 0.12; ///< naca m, p, t (fractions)
-  int harmonics = 0;              ///< star: harmonics; cst: weights per surface (N + 1)
-  T cos_coeff[kMaxFourier] = {0}; ///< star: a_k; cst: upper weights A_i
-  T sin_coeff[kMaxFourier] = {0}; ///< star: b_k; cst: lower weights L_i
+  /// star: harmonics; cst: weights per surface (N + 1); spline: control radii n
+  int harmonics = 0;
+  T cos_coeff[kMaxFourier] = {0}; ///< star: a_k; cst: upper weights A_i; spline: c_0 .. c_7
+  T sin_coeff[kMaxFourier] = {0}; ///< star: b_k; cst: lower weights L_i; spline: c_8 .. c_15
 
   /// Signed distance (negative inside) at (x, y, z). Exact for circle, sphere and rectangle; a
   /// first-order estimate F / |grad F| for the ellipse; the radial gap for the star; distance to
@@ -122,6 +142,10 @@ struct BasicShape {
       const T r = math::sqrt(dx * dx + dy * dy);
       return r - star_radius(math::atan2(dy, dx));
     }
+    case ShapeKind::Spline: {
+      const T r = math::sqrt(dx * dx + dy * dy);
+      return r - spline_radius(math::abs(math::atan2(dy, dx)));
+    }
     }
     return T(1e300);
   }
@@ -129,9 +153,35 @@ struct BasicShape {
   /// star: r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta [m].
   KOKKOS_INLINE_FUNCTION T star_radius(const T& theta) const {
     T r = radius;
-    for (int k = 0; k < harmonics; ++k)
+    for (int k = 0; k < harmonics && k < kMaxFourier; ++k)
       r += cos_coeff[k] * math::cos((k + 1) * theta) + sin_coeff[k] * math::sin((k + 1) * theta);
     return r;
+  }
+
+  /// spline: the control radius c_j [m] (stored in the coefficient arrays, parameter 12 + j).
+  KOKKOS_INLINE_FUNCTION const T& spline_control(int j) const {
+    return j < kMaxFourier ? cos_coeff[j] : sin_coeff[j - kMaxFourier];
+  }
+
+  /// spline: r(theta) [m] for theta in [0, pi], by de Boor's algorithm on the clamped knots
+  /// u_i = min(max(i - 3, 0), n - 3), i = 0 ... n + 3, in units of the intervals pi / (n - 3).
+  KOKKOS_INLINE_FUNCTION T spline_radius(const T& theta) const {
+    const int intervals = harmonics - 3;
+    const T t = theta * (intervals / math::pi);
+    int first = static_cast<int>(value_of(t)); // the interval [first, first + 1) holding t
+    first = first < 0 ? 0 : (first > intervals - 1 ? intervals - 1 : first);
+    T d[4];
+    for (int j = 0; j < 4; ++j)
+      d[j] = spline_control(first + j);
+    const int span = first + 3; // u_span <= t < u_span+1
+    for (int level = 1; level <= 3; ++level)
+      for (int j = 3; j >= level; --j) {
+        const int i = j + span - 3;
+        const double lo = clamped_knot(i, intervals), hi = clamped_knot(i + 4 - level, intervals);
+        const T alpha = (t - lo) / (hi - lo);
+        d[j] = (1.0 - alpha) * d[j - 1] + alpha * d[j];
+      }
+    return d[3];
   }
 
   /// cst: the heights, in chords, of the upper surface above the chord and of the lower one
@@ -139,7 +189,7 @@ struct BasicShape {
   KOKKOS_INLINE_FUNCTION void cst_surfaces(const T& psi, T& upper, T& lower) const {
     upper = 0;
     lower = 0;
-    const int degree = harmonics - 1;
+    const int degree = (harmonics < kMaxFourier ? harmonics : kMaxFourier) - 1;
     double binomial = 1; // N choose i
     for (int i = 0; i <= degree; ++i) {
       T basis = binomial;
