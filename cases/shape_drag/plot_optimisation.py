@@ -1,8 +1,10 @@
 """Plots of an `undertow optimize` run: convergence.png (J and the gradient norm against the
 design iteration) and shapes.png (the outlines of the initial, some intermediate and the final
-design), from <output>/history.csv and <output>/shapes/.
+design), from <output>/history.csv and <output>/shapes/. With --compare, optima.png: the final
+outlines of several runs over each other, labelled with their final J.
 
     /usr/bin/python3 cases/shape_drag/plot_optimisation.py runs/quickstart
+    /usr/bin/python3 cases/shape_drag/plot_optimisation.py --compare OUT.png DIR:LABEL DIR:LABEL ...
 
 Needs Debian's python3-matplotlib (jobs/quickstart.sh installs it).
 """
@@ -60,5 +62,29 @@ def main(out):
     fig.savefig(os.path.join(out, "shapes.png"), dpi=120)
 
 
+def compare(png, runs):
+    """The initial outline of the first run and the final outline of each DIR:LABEL in `runs`."""
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    for k, run in enumerate(runs):
+        out, _, label = run.partition(":")
+        history = read_csv(os.path.join(out, "history.csv"))
+        if k == 0:
+            s = read_csv(os.path.join(out, "shapes", "shape_0000.csv"))
+            ax.plot(s["x"] + s["x"][:1], s["y"] + s["y"][:1], "k:", lw=1,
+                    label=f"initial, J = {history['objective'][0]:.4f}")
+        s = read_csv(os.path.join(out, "shapes", "final.csv"))
+        ax.plot(s["x"] + s["x"][:1], s["y"] + s["y"][:1], lw=2,
+                label=f"{label or out}, J = {history['objective'][-1]:.4f}")
+    ax.set_aspect("equal")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3)
+    ax.set_title("minimum-drag bodies of equal area (flow from the left)")
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "runs/quickstart")
+    if len(sys.argv) > 3 and sys.argv[1] == "--compare":
+        compare(sys.argv[2], sys.argv[3:])
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "runs/quickstart")
