@@ -128,8 +128,9 @@ void write_outline(const Communicator& comm, const optimisation::ShapeDesign& de
   });
 }
 
-/// --set options that give `undertow run` the design x (the star's radius and coefficients).
-std::string design_as_settings(const Control& m, int obstacle) {
+/// --set options that give `undertow run` the design x (the star's radius and coefficients, the
+/// CST angle and weights, the spline's centre and radii) in `dim` dimensions.
+std::string design_as_settings(const Control& m, int obstacle, int dim) {
   const navier_stokes::Shape& s = m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)];
   const std::string key = "obstacle" + std::to_string(obstacle + 1);
   if (s.kind == navier_stokes::ShapeKind::Cst) {
@@ -145,8 +146,10 @@ std::string design_as_settings(const Control& m, int obstacle) {
     std::string radii;
     for (int j = 0; j < s.harmonics; ++j)
       radii += (j ? "," : "") + format("%.17g", s.spline_control(j));
-    return "--set " + key + format(".centre=%.17g,%.17g", s.centre[0], s.centre[1]) + " --set " +
-           key + ".radii=" + radii;
+    std::string centre; // the polar origin moves with the end radii (one entry per axis)
+    for (int a = 0; a < dim; ++a)
+      centre += (a ? "," : "") + format("%.17g", s.centre[a]);
+    return "--set " + key + ".centre=" + centre + " --set " + key + ".radii=" + radii;
   }
   std::string out = "--set " + key + format(".radius=%.17g --set ", s.radius) + key + ".fourier=";
   for (int k = 0; k < s.harmonics; ++k)
@@ -489,7 +492,8 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
                     target + optimiser.evaluate(result.x).constraints[0], target));
   }
   const std::string run_settings = design_as_settings(
-      J.parameters(result.x), static_cast<int>(job.config.get_int("design.obstacle")) - 1);
+      J.parameters(result.x), static_cast<int>(job.config.get_int("design.obstacle")) - 1,
+      job.domain.dim());
   run_on_root(job.domain.comm(),
               [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
   record.outline(result.x, dir + "/shapes/final.csv");

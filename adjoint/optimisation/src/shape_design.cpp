@@ -325,8 +325,6 @@ class SplineDesign : public PolarDesign {
         m_radii.push_back(p); // in the order of j
       else if (p.name == "obstacle" + std::to_string(obstacle + 1) + ".centre_x")
         m_centre_x = p;
-    for (const ScalarParameter& p : m_parameters)
-      m_radius_of.push_back(p.b - 12);
     const int n = m_shape.harmonics;
     if (hold_area && m_parameters.size() == m_radii.size())
       throw ConfigError("design.variables names every spline radius, but optimize.area = fixed "
@@ -373,17 +371,15 @@ class SplineDesign : public PolarDesign {
   std::vector<double> area_gradient(const std::vector<double>& x) const override {
     std::vector<double> out;
     const Shape s = shape(x);
-    for (int j : m_radius_of)
-      out.push_back(m_hold_area ? 0.0 : spline_area(navier_stokes::seeded(s, 12 + j)).d);
+    for (const ScalarParameter& p : m_parameters)
+      out.push_back(m_hold_area ? 0.0 : spline_area(navier_stokes::seeded(s, p.b)).d);
     return out;
   }
 
  private:
-  /// The radii c: the case's, with x in the variables.
-  Shape unscaled(const std::vector<double>& x) const { return shape_with(x); }
   /// The body: c, or s c with the area held, its origin where its tips' midpoint stays.
   Shape shape(const std::vector<double>& x) const override {
-    Shape s = unscaled(x);
+    Shape s = shape_with(x); // c: the case's radii with x in the variables
     const double scale = m_hold_area ? std::sqrt(m_area0 / spline_area(s)) : 1.0;
     for (int j = 0; j < s.harmonics; ++j)
       navier_stokes::shape_parameter(s, 12 + j) *= scale;
@@ -401,16 +397,16 @@ class SplineDesign : public PolarDesign {
   std::vector<double> through_radii(const std::vector<double>& x,
                                     const std::vector<double>& d_dbody) const {
     std::vector<double> out;
-    const Shape c = unscaled(x);
+    const Shape c = shape_with(x);
     const double a = spline_area(c);
     const double scale = m_hold_area ? std::sqrt(m_area0 / a) : 1.0;
     double along = 0; // sum_j dF/drho_j rho_j
     for (int j = 0; j < c.harmonics; ++j)
       along += d_dbody[static_cast<std::size_t>(j)] * scale * c.spline_control(j);
-    for (int j : m_radius_of) {
-      double d = scale * d_dbody[static_cast<std::size_t>(j)];
+    for (const ScalarParameter& p : m_parameters) { // radius j = p.b - 12
+      double d = scale * d_dbody[static_cast<std::size_t>(p.b - 12)];
       if (m_hold_area)
-        d -= along * spline_area(navier_stokes::seeded(c, 12 + j)).d / (2 * a);
+        d -= along * spline_area(navier_stokes::seeded(c, p.b)).d / (2 * a);
       out.push_back(d);
     }
     return out;
@@ -421,7 +417,6 @@ class SplineDesign : public PolarDesign {
   std::vector<ScalarParameter> m_radii; ///< every control radius of the body, c_0 ... c_{n-1}
   ScalarParameter m_centre_x{};         ///< the polar origin's x
   double m_tips_midpoint = 0;           ///< x of the midpoint of the tips, held [m]
-  std::vector<int> m_radius_of;         ///< j(i): the radius that variable i is
 };
 
 /// sqrt(psi) (1 - psi) B_i,N(psi) integrated over [0, 1]: C(N, i) B(i + 3/2, N - i + 2).
