@@ -40,7 +40,7 @@ class NavierStokesModel : public AdjointModel {
   NavierStokesModel(NavierStokes& ns, ObjectiveSum& J,
                     std::function<std::unique_ptr<NavierStokes>()> fresh, Gradient& out)
       : m_ns(ns), m_J(J), m_adj(ns), m_dim(ns.domain().dim()), m_fresh(std::move(fresh)),
-        m_out(out), m_state(ns.make_velocity("adj::state")),
+        m_out(out), m_start_time(ns.time()), m_state(ns.make_velocity("adj::state")),
         m_lambda(ns.make_velocity("adj::lambda")), m_after(ns.make_velocity("adj::after")) {
     m_seeds.velocity = ns.make_velocity("adj::seed");
     m_seeds.force.assign(ns.obstacle_count(), {0, 0, 0});
@@ -107,6 +107,7 @@ class NavierStokesModel : public AdjointModel {
     s.forces = &taped.forces;
     m_J.derivative(s, m_seeds);
     if (m_seeds.has_velocity) {
+      m_ns.set_boundary_time(s.time); // the prepare of the state after the step
       m_adj.prepare_adjoint(m_seeds.velocity);
       for (int c = 0; c < m_dim; ++c)
         axpy(1.0, m_seeds.velocity[c], m_lambda[c]);
@@ -127,6 +128,7 @@ class NavierStokesModel : public AdjointModel {
 
   /// The initial condition u_0 = project(u_initial), then the chain rule to the parameters.
   long finish() override {
+    m_ns.set_boundary_time(m_start_time);
     m_adj.project_adjoint(m_lambda, 0);
     m_out.initial = m_ns.make_velocity("dJ_du_initial");
     for (int c = 0; c < m_dim; ++c)
@@ -176,6 +178,7 @@ class NavierStokesModel : public AdjointModel {
   int m_dim;
   std::function<std::unique_ptr<NavierStokes>()> m_fresh;
   Gradient& m_out;
+  double m_start_time; ///< of x_0, where the initial projection took its boundary values
   Velocity3 m_state, m_lambda, m_after;
   bool m_has_after = false;
   StepSeeds m_seeds;

@@ -64,6 +64,11 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
                      0.1 * std::max(std::abs(f.boundaries.face[face].velocity[c]), 0.1 * speed),
                      Kind::BoundaryVelocity, face, c});
     }
+    // The coefficients of the face's control signal a(t), by 0.1 (a is dimensionless).
+    const auto& signal = f.boundaries.face[face].signal;
+    for (std::size_t j = 0; j < signal.coefficients.size(); ++j)
+      out.push_back({std::string("boundary.") + kFaceNames[face] + ".signal_" + std::to_string(j),
+                     "control", 0.1, Kind::BoundarySignal, face, static_cast<int>(j)});
   }
   for (std::size_t k = 0; k < f.obstacles.shapes.size(); ++k) {
     navier_stokes::Shape shape = f.obstacles.shapes[k];
@@ -94,6 +99,8 @@ double& value_of(Control& m, const ScalarParameter& p) {
     return m.flow.body_force[p.a];
   case Kind::BoundaryVelocity:
     return m.flow.boundaries.face[p.a].velocity[p.b];
+  case Kind::BoundarySignal:
+    return m.flow.boundaries.face[p.a].signal.coefficients.at(p.b);
   case Kind::Shape:
     break;
   }
@@ -109,6 +116,8 @@ double derivative_of(const Gradient& g, const ScalarParameter& p) {
     return g.flow.body_force[p.a];
   case Kind::BoundaryVelocity:
     return g.flow.boundary_velocity[p.a][p.b];
+  case Kind::BoundarySignal:
+    return g.flow.boundary_signal[p.a].at(p.b);
   case Kind::Shape:
     break;
   }
@@ -185,7 +194,8 @@ Direction random_direction(const Control& m, const std::vector<ScalarParameter>&
     h.design = random_field(m.flow.obstacles.design, design_amplitude, key * 4 + 3, false);
   if (h.scalars.empty() && !h.initial[0].view().data() && !h.design.view().data())
     throw ConfigError("no parameter in group '" + group +
-                      "'; groups: all, nu, body_force, boundary, shape, initial, design");
+                      "'; groups: all, nu, body_force, boundary, control, shape, initial, "
+                      "design");
   return h;
 }
 

@@ -22,9 +22,11 @@ void declare_adjoint_keys(ConfigSchema& s) {
   s.add("adjoint.fields", ValueType::Boolean, "true",
         "undertow gradient: write the sensitivity maps (dJ/du_initial, dJ/dchi) to "
         "<output>/gradient.h5 and gradient.xmf");
-  s.add("adjoint.taylor_groups", ValueType::String, "nu body_force boundary shape initial design",
+  s.add("adjoint.taylor_groups", ValueType::String,
+        "nu body_force boundary control shape initial design",
         "undertow gradient --taylor: the parameter groups tested one at a time (nu, body_force, "
-        "boundary, shape, initial, design, all); groups the case does not have are skipped");
+        "boundary, control, shape, initial, design, all); groups the case does not have are "
+        "skipped");
   s.add("adjoint.taylor_eps", ValueType::Real, "0.5",
         "undertow gradient --taylor: the first eps, as a fraction of each parameter's typical "
         "change (10% of its value: eps = 0.5 changes it by up to 5%; the initial-field "

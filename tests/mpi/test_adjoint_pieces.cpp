@@ -206,6 +206,65 @@ TEST(AdjointPieces, BoundaryConditionsAndHalo) {
       });
 }
 
+// Time-dependent boundary velocities: the inflow and the moving walls follow control signals
+// a(t) of every kind, at a time inside their horizons. prepare(0) is linear in the signals'
+// coefficients theta, so <prepare(0), y> = sum theta dJ/dtheta with J = <prepare(u), y>, and it
+// is linear in the velocities v too (= sum v dJ/dv).
+TEST(AdjointPieces, BoundarySignalCoefficients) {
+  using control::SignalKind;
+  const struct {
+    SignalKind kind;
+    std::vector<double> values;
+  } signals[4] = {{SignalKind::PiecewiseConstant, {0.3, -1.1, 0.8}},
+                  {SignalKind::PiecewiseLinear, {0.5, 1.7, -0.4}},
+                  {SignalKind::BSpline, {0.2, 0.9, -0.6, 1.3, 0.4}},
+                  {SignalKind::Fourier, {0.4, 0.7, -0.3, 0.2, 0.5}}};
+  for (int dim : {2, 3})
+    for (const auto& grid : undertow::testing::process_grids(dim, world().size()))
+      for (int which = 0; which < 4; ++which) {
+        NavierStokesParams p = make_params(dim, Boundaries::Channel, false);
+        for (int f = 0; f < 2 * dim; ++f) {
+          control::TimeSignal& a = p.boundaries.face[f].signal;
+          if (p.boundaries.face[f].kind == BoundaryKind::Slip ||
+              p.boundaries.face[f].kind == BoundaryKind::Outflow)
+            continue;
+          // Each face its own kind, so that faces do not share a coefficient pattern.
+          const auto& sig = signals[(which + f) % 4];
+          a.kind = sig.kind;
+          a.coefficients = sig.values;
+          a.start = 0.1;
+          a.end = 2.1;
+          a.period = 1.7;
+        }
+        Solvers s = make(dim, Boundaries::Channel, false, grid, false, &p);
+        const Domain& d = *s.domain;
+        s.ns->set_boundary_time(0.83);
+        auto zero_state = s.ns->make_velocity("z"), y = s.ns->make_velocity("y"),
+             lam = s.ns->make_velocity("lam");
+        randomise(y, dim, 2);
+        s.ns->prepare(zero_state);
+        const double affine = dot(d, zero_state, y);
+        assign(d, y, lam);
+        s.adj->reset_gradient();
+        s.adj->prepare_adjoint(lam);
+        const auto g = s.adj->gradient();
+        double by_coefficients = 0, by_velocities = 0, terms = 0;
+        for (int f = 0; f < 6; ++f) {
+          const auto& theta = p.boundaries.face[f].signal.coefficients;
+          ASSERT_EQ(g.boundary_signal[f].size(), theta.size()) << "face " << f;
+          for (std::size_t j = 0; j < theta.size(); ++j) {
+            by_coefficients += theta[j] * g.boundary_signal[f][j];
+            terms = std::max(terms, std::abs(theta[j] * g.boundary_signal[f][j]));
+          }
+          for (int c = 0; c < 3; ++c)
+            by_velocities += p.boundaries.face[f].velocity[c] * g.boundary_velocity[f][c];
+        }
+        expect_adjoint(affine, by_coefficients, 1e-13, "signal coefficients", terms);
+        expect_adjoint(affine, by_velocities, 1e-13, "boundary velocities under signals");
+        EXPECT_GT(std::abs(affine), 1e-3); // the signals reach the boundary values
+      }
+}
+
 TEST(AdjointPieces, EulerStepWithAdvectionDiffusionPenaltyAndForces) {
   for_each_case([](int dim, Boundaries kind, bool obstacle, std::array<int, 3> grid,
                    bool stretched) {

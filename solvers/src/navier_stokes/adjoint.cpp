@@ -94,6 +94,10 @@ std::map<std::string, double> NavierStokesAdjoint::state_numbers() const {
     for (int f = 0; f < 6; ++f)
       out["dJ_dboundary_" + std::to_string(f) + "_" + "xyz"[c]] = m_local.boundary_velocity[f][c];
   }
+  for (int f = 0; f < 6; ++f)
+    for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j)
+      out["dJ_dsignal_" + std::to_string(f) + "_" + std::to_string(j)] =
+          m_local.boundary_signal[f][j];
   for (std::size_t q = 0; q < m_mu_count.size(); ++q)
     out["mu_count_" + std::to_string(q)] = double(m_mu_count[q]);
   return out;
@@ -106,6 +110,15 @@ void NavierStokesAdjoint::restore_numbers(const std::map<std::string, double>& n
     for (int f = 0; f < 6; ++f)
       m_local.boundary_velocity[f][c] =
           numbers.at("dJ_dboundary_" + std::to_string(f) + "_" + "xyz"[c]);
+  }
+  const auto& faces = m_ns.params().boundaries.face;
+  for (int f = 0; f < 6; ++f) {
+    m_local.boundary_signal[f].assign(faces[f].signal.coefficients.size(), 0.0);
+    for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j) {
+      const auto it = numbers.find("dJ_dsignal_" + std::to_string(f) + "_" + std::to_string(j));
+      if (it != numbers.end()) // absent where no step of the sweep had reached the face yet
+        m_local.boundary_signal[f][j] = it->second;
+    }
   }
   for (std::size_t q = 0; q < m_mu_count.size(); ++q)
     m_mu_count[q] = static_cast<long>(numbers.at("mu_count_" + std::to_string(q)));
@@ -125,6 +138,16 @@ FlowGradient NavierStokesAdjoint::gradient() const {
     g.body_force[c] = comm.sum(m_local.body_force[c]);
     for (int f = 0; f < 6; ++f)
       g.boundary_velocity[f][c] = comm.sum(m_local.boundary_velocity[f][c]);
+  }
+  // Every rank has the same coefficient counts (a rank that touches no part of a face has
+  // none accumulated): sum over the face's full count.
+  const auto& faces = m_ns.params().boundaries.face;
+  for (int f = 0; f < 6; ++f) {
+    const std::size_t n = faces[f].signal.coefficients.size();
+    g.boundary_signal[f].assign(n, 0.0);
+    for (std::size_t j = 0; j < n; ++j)
+      g.boundary_signal[f][j] =
+          comm.sum(j < m_local.boundary_signal[f].size() ? m_local.boundary_signal[f][j] : 0.0);
   }
   return g;
 }
@@ -159,7 +182,7 @@ void NavierStokesAdjoint::transpose_boundary(Velocity3& lambda, FlowGradient& in
     const double w0 = r->weights[0], w1 = r->weights[1], w2 = r->weights[2];
     // ghost = (8 value - 6 first + second) / 3 (no-slip; w0 value + w1 first + w2 second next to
     // a stretched wall) or first (zero gradient).
-    into.boundary_velocity[2 * a + r->side][r->component] += local_sum(
+    const double sum = local_sum(
         "adj::bc_tangential_ghost", r->layer_of(f.owned(), f.ghosted()),
         KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
           const double w = l(i, j, k);
@@ -176,6 +199,7 @@ void NavierStokesAdjoint::transpose_boundary(Velocity3& lambda, FlowGradient& in
             add_at(l, i, j, k, a, inward, w);
           }
         });
+    add_boundary_derivative(r->face(), r->component, sum, into);
   }
   // 2. Halo exchange: its transpose adds the ghosts into their owners.
   for (int c = dim - 1; c >= 0; --c)
@@ -187,13 +211,29 @@ void NavierStokesAdjoint::transpose_boundary(Velocity3& lambda, FlowGradient& in
     const GridGeometry g = f.geometry();
     const Profile prof = r->profile;
     const double inflow = r->scaled ? 1.0 : 0.0;
-    into.boundary_velocity[2 * r->axis + r->side][r->axis] += local_sum(
+    const double sum = local_sum(
         "adj::bc_normal_face", r->layer_of(f.owned(), f.ghosted()),
         KOKKOS_LAMBDA(long i, long j, long k, double& dvalue) {
           dvalue += inflow * l(i, j, k) * prof.factor(g, i, j, k);
           l(i, j, k) = 0.0;
         });
+    add_boundary_derivative(r->face(), r->axis, sum, into);
   }
+}
+
+void NavierStokesAdjoint::add_boundary_derivative(int face, int component, double sum,
+                                                  FlowGradient& into) const {
+  const FaceBoundary& b = m_ns.params().boundaries.face[face];
+  const double t = m_ns.boundary_time();
+  // value = v a(t): dJ/dv = a(t) S, dJ/dtheta_j = v phi_j(t) S.
+  into.boundary_velocity[face][component] += b.signal.value(t) * sum;
+  if (!b.signal.varies())
+    return;
+  const std::vector<double> phi = b.signal.basis(t);
+  std::vector<double>& out = into.boundary_signal[face];
+  out.resize(phi.size(), 0.0);
+  for (std::size_t j = 0; j < phi.size(); ++j)
+    out[j] += b.velocity[component] * phi[j] * sum;
 }
 
 void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Velocity3& us,
@@ -391,24 +431,30 @@ void NavierStokesAdjoint::step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& 
     axpy(1.0 / (kSspRk3[2].b * dt), *pressure_seed, m_psi_seed);
     psi_seed = &m_psi_seed;
   }
+  // Each prepare transposed takes the boundary values of the stage's time, as the step did.
+  const double t0 = tape.time;
+  const RungeKuttaStage &r1 = kSspRk3[0], &r2 = kSspRk3[1], &r3 = kSspRk3[2];
   // Stage 3: u_{n+1} = P(1/3 u_n + 2/3 E(s2)).
+  m_ns.set_boundary_time(t0 + r3.c * dt);
   project_adjoint(lambda, 3, psi_seed);
   zero(m_start, dim);
   zero(m_stage2, dim);
-  const RungeKuttaStage &r1 = kSspRk3[0], &r2 = kSspRk3[1], &r3 = kSspRk3[2];
   euler_combination_adjoint(r3.a, r3.b, tape.stage2, dt, r3.force_weight, force_seed, lambda,
                             m_start, m_stage2);
+  m_ns.set_boundary_time(t0 + r2.c * dt);
   prepare_adjoint(m_stage2);
   // Stage 2: s2 = P(3/4 u_n + 1/4 E(s1)).
   project_adjoint(m_stage2, 2);
   zero(m_stage1, dim);
   euler_combination_adjoint(r2.a, r2.b, tape.stage1, dt, r2.force_weight, force_seed, m_stage2,
                             m_start, m_stage1);
+  m_ns.set_boundary_time(t0 + r1.c * dt);
   prepare_adjoint(m_stage1);
   // Stage 1: s1 = P(E(u_n)).
   project_adjoint(m_stage1, 1);
   euler_combination_adjoint(r1.a, r1.b, tape.u0, dt, r1.force_weight, force_seed, m_stage1, m_start,
                             m_start);
+  m_ns.set_boundary_time(t0);
   prepare_adjoint(m_start);
   for (int c = 0; c < dim; ++c)
     copy(m_start[c], lambda[c]);

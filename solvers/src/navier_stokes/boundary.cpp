@@ -41,6 +41,8 @@ void BoundarySet::declare_keys(ConfigSchema& s) {
     s.add("boundary." + face + "_profile", ValueType::Choice, "uniform",
           "inflow profile on the " + face + " face")
         .one_of({"uniform", "parabolic"});
+    control::TimeSignal::declare_keys(s, "boundary." + face + "_signal",
+                                      "the velocity of the " + face + " face (inflow or wall)");
   }
 }
 
@@ -90,6 +92,16 @@ BoundarySet BoundarySet::from_config(const Config& c, const DomainSpec& d) {
     if (b.kind == BoundaryKind::Inflow && b.velocity[axis] * (f % 2 == 0 ? 1.0 : -1.0) <= 0.0)
       throw ConfigError(key + "_velocity must point into the domain (normal component " +
                         std::string(f % 2 == 0 ? "> 0" : "< 0") + " on this face).");
+    b.signal = control::TimeSignal::from_config(c, key + "_signal");
+    const bool moves = b.velocity[0] != 0.0 || b.velocity[1] != 0.0 || b.velocity[2] != 0.0;
+    if (b.signal.varies() &&
+        !(moves && (b.kind == BoundaryKind::Inflow || b.kind == BoundaryKind::Wall)))
+      throw ConfigError(key +
+                        "_signal multiplies the velocity of an inflow face or a moving "
+                        "wall, but " +
+                        key + " = " + kind + (moves ? "" : " with no velocity") + ": set " + key +
+                        " = inflow or wall with a non-zero " + key + "_velocity, or remove " + key +
+                        "_signal.");
   }
   return set;
 }
@@ -105,6 +117,13 @@ std::array<linear::PressureBoundary, 6> BoundarySet::pressure_faces() const {
 bool BoundarySet::fixes_normal_velocity(int axis, int side) const {
   const BoundaryKind k = face[2 * axis + side].kind;
   return k == BoundaryKind::Wall || k == BoundaryKind::Slip || k == BoundaryKind::Inflow;
+}
+
+std::array<double, 6> BoundarySet::amplitudes(double t) const {
+  std::array<double, 6> a;
+  for (int f = 0; f < 6; ++f)
+    a[f] = face[f].signal.value(t);
+  return a;
 }
 
 Profile profile_of(const Domain& d, const FaceBoundary& b, int normal) {

@@ -200,7 +200,7 @@ std::array<double, 3> max_boundary_velocity(const NavierStokes& ns) {
   std::array<double, 3> out{0, 0, 0};
   for (const auto& face : ns.params().boundaries.face)
     for (int c = 0; c < 3; ++c)
-      out[c] = std::max(out[c], std::abs(face.velocity[c]));
+      out[c] = std::max(out[c], std::abs(face.velocity[c]) * face.signal.bound());
   return out;
 }
 

@@ -278,6 +278,8 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
   for (int c = 0; c < dim; ++c)
     if (m_rhs[c].view().data() == nullptr)
       m_rhs[c] = Field(m_domain, kFaces[c], 1, "ns::imex_rhs");
+  const double t0 = m_time;
+  m_boundary_time = t0;
   prepare(m_u);
   if (tape) {
     tape->time = m_time;
@@ -293,6 +295,7 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
     if (tape)
       keep_copy(m_p, tape->pressure[k]);
     imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, m_p, dt, m_rhs);
+    m_boundary_time = t0 + imex_substep_end(k) * dt; // u*'s boundary values
     m_viscous_iterations += viscous_solve(k, dt, m_rhs, *w[k], *out[k]);
     // Force on each body: the momentum the penalty removes in this substep, 2 alpha_k of the
     // step's, sum of (chi_k / eta) u* dV.

@@ -287,6 +287,8 @@ void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, 
   for (int k = 2; k >= 0; --k) {
     const double weight = 2.0 * kRk3CrankNicolson[k].alpha * dt;
     Velocity3* lambda_ustar = k == 2 ? &lambda : lambda_w[k + 1];
+    // u* and w_{k+1} take the boundary values of the substep's end (as the step did).
+    m_ns.set_boundary_time(tape.time + imex_substep_end(k) * dt);
     if (k < 2)
       prepare_adjoint(*lambda_ustar);
     fill_value(m_psi_seed, m_psi_seed.ghosted(), 0.0);
@@ -296,6 +298,7 @@ void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, 
     imex_substep_adjoint(k, *w[k], k > 0 ? w[k - 1] : nullptr, p, dt, force_seed, *lambda_ustar,
                          *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr, m_lambda_p);
   }
+  m_ns.set_boundary_time(tape.time);
   prepare_adjoint(m_start);
   for (int c = 0; c < dim; ++c)
     copy(m_start[c], lambda[c]);

@@ -259,13 +259,14 @@ void NavierStokes::prepare_homogeneous(std::array<Field, 3>& u) {
 void NavierStokes::apply_boundary_rules(std::array<Field, 3>& u,
                                         const std::vector<BoundaryRule>& face_rules,
                                         const std::vector<BoundaryRule>& ghost_rules) {
+  const std::array<double, 6> amplitude = m_params.boundaries.amplitudes(m_boundary_time);
   // 1. Prescribed normal velocity on the boundary faces this rank owns.
   for (const BoundaryRule& r : face_rules) {
     Field& f = u[r.component];
     const FieldView v = f.view();
     const GridGeometry g = f.geometry();
     const Profile prof = r.profile;
-    const double value = r.value;
+    const double value = r.value * amplitude[r.face()];
     for_each(
         "ns::bc_normal_face", r.layer_of(f.owned(), f.ghosted()),
         KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = value * prof.factor(g, i, j, k); });
@@ -288,7 +289,7 @@ void NavierStokes::apply_boundary_rules(std::array<Field, 3>& u,
     }
     // Tangential component: ghost layer just outside the wall.
     const bool dirichlet = r.kind == BoundaryRule::Kind::TangentialDirichlet;
-    const double wall = r.value;
+    const double wall = r.value * amplitude[r.face()];
     const GridGeometry g = f.geometry();
     const Profile prof = r.profile;
     const bool scaled = r.scaled, stretched = r.stretched;
@@ -451,6 +452,7 @@ void NavierStokes::step(double dt, StepTape* tape) {
         KOKKOS_LAMBDA(long i, long j, long k) { p(i, j, k) = scale * psi(i, j, k); });
   }
   m_time += dt;
+  m_boundary_time = m_time;
   ++m_steps;
   if (tape)
     tape->forces = m_forces;
@@ -459,6 +461,8 @@ void NavierStokes::step(double dt, StepTape* tape) {
 void NavierStokes::step_ssp_rk3(double dt, StepTape* tape) {
   // SSP-RK3 (kSspRk3) with a projection after every stage; the stages' weights in the final
   // combination also weight their forces.
+  const double t0 = m_time;
+  m_boundary_time = t0;
   prepare(m_u);
   if (tape) {
     tape->time = m_time;
@@ -471,6 +475,7 @@ void NavierStokes::step_ssp_rk3(double dt, StepTape* tape) {
   for (int s = 0; s < 3; ++s) {
     const RungeKuttaStage& r = kSspRk3[s];
     euler_combination(r.a, m_u, r.b, *previous, dt, *stage_out[s], r.force_weight);
+    m_boundary_time = t0 + r.c * dt;
     project(*stage_out[s], r.b * dt);
     if (s == 2)
       break;
@@ -492,6 +497,7 @@ std::vector<std::pair<std::string, Field*>> NavierStokes::state_fields() {
 
 void NavierStokes::restore_clock(double time, long steps, double psi_scale) {
   m_time = time;
+  m_boundary_time = time;
   m_steps = steps;
   m_psi_scale = psi_scale;
 }
@@ -501,9 +507,9 @@ double NavierStokes::stable_dt(double cfl) const {
   const bool imex = m_params.scheme == TimeScheme::Rk3CrankNicolson;
   // RK3-CN has no diffusive limit to fall back on: a flow at rest takes its scale from the
   // boundaries (a lid, an inflow) that will set it moving.
-  for (int f = 0; f < 6 && imex; ++f)
-    for (int c = 0; c < m_domain.dim(); ++c)
-      umax[c] = std::max(umax[c], std::abs(m_params.boundaries.face[f].velocity[c]));
+  const auto boundaries = max_boundary_velocity(*this);
+  for (int c = 0; c < m_domain.dim() && imex; ++c)
+    umax[c] = std::max(umax[c], boundaries[c]);
   double advective = 0, diffusive = 0;
   for (int c = 0; c < m_domain.dim(); ++c) {
     // On a stretched axis the narrowest cell bounds the limit (wherever the fastest flow is).

@@ -2,8 +2,9 @@
 /// \file
 /// The parameters of a gradient by name, and the checks built on them: a Taylor remainder test
 /// in a direction and central finite differences. Scalar parameters are named as in the case
-/// file: "fluid.nu", "fluid.body_force_x", "boundary.x_lo.velocity_x", "obstacle1.radius", ...;
-/// each belongs to a group (nu, body_force, boundary, shape); the field-valued initial velocity
+/// file: "fluid.nu", "fluid.body_force_x", "boundary.x_lo.velocity_x", "obstacle1.radius", the
+/// coefficients of a face's control signal "boundary.x_lo.signal_J", ...; each belongs to a
+/// group (nu, body_force, boundary, control, shape); the field-valued initial velocity
 /// and Brinkman design field form the groups "initial" and "design".
 
 #include "undertow/adjoint/gradient.hpp"
@@ -17,13 +18,13 @@ namespace undertow {
 namespace adjoint {
 
 struct ScalarParameter {
-  enum class Kind { Nu, BodyForce, BoundaryVelocity, Shape };
-  std::string name;  ///< e.g. "obstacle1.radius"
-  std::string group; ///< nu, body_force, boundary, shape
+  enum class Kind { Nu, BodyForce, BoundaryVelocity, BoundarySignal, Shape };
+  std::string name;  ///< e.g. "obstacle1.radius", "boundary.x_lo.signal_2"
+  std::string group; ///< nu, body_force, boundary, control (signal coefficients), shape
   double scale;      ///< a typical size of a change (for directions and finite differences)
   Kind kind;
-  int a = 0;        ///< axis (body force), face (boundary), obstacle (shape)
-  int b = 0;        ///< component (boundary), parameter index (shape_parameter)
+  int a = 0;        ///< axis (body force), face (boundary, signal), obstacle (shape)
+  int b = 0;        ///< component (boundary), coefficient (signal), parameter index (shape)
   int position = 0; ///< shape: index in shape_parameters(), as in Gradient::shape
 };
 

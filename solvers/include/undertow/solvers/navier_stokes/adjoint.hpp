@@ -29,6 +29,9 @@ struct FlowGradient {
   std::array<double, 3> body_force{0, 0, 0};                ///< [J / (m/s^2)]
   std::array<std::array<double, 3>, 6> boundary_velocity{}; ///< per face (x-, x+, ...) and
                                                             ///< component [J / (m/s)]
+  /// Per face, the coefficients of its control signal a(t) (BoundarySet, FaceBoundary::signal)
+  /// [J]; empty where the face's velocity is constant.
+  std::array<std::vector<double>, 6> boundary_signal;
 };
 
 /// Where an objective's derivative with respect to the forces of one step enters its adjoint:
@@ -44,7 +47,10 @@ class NavierStokesAdjoint {
 
   /// lambda := (d prepare / du)^T lambda: transposes of the ghost boundary conditions (in reverse
   /// order), of the halo fill (scatter_add) and of the prescribed boundary faces; the derivatives
-  /// with respect to the boundary velocities are added to the gradient. Collective.
+  /// with respect to the boundary velocities, and to the coefficients of their control signals,
+  /// are added to the gradient. The boundary values are those of the forward solver's
+  /// boundary_time(), which must be the time of the prepare() transposed: step_adjoint sets it
+  /// for its stages, a caller for any other prepare. Collective.
   void prepare_adjoint(Velocity3& lambda);
 
   /// Transpose of NavierStokes::euler_combination linearised at the prepared stage `us`: with
@@ -81,6 +87,10 @@ class NavierStokesAdjoint {
                             Velocity3& lambda_w, Velocity3* lambda_w_previous, Field& lambda_p);
   /// prepare_adjoint with the boundary-velocity derivatives added to `into`.
   void transpose_boundary(Velocity3& lambda, FlowGradient& into);
+  /// Adds sum S of lambda times the boundary value's unit response on (face, component) to
+  /// `into`: S a(t) to the velocity's derivative and S v phi_j(t) to the signal coefficients'
+  /// (v the face's velocity, t the forward solver's boundary_time()). Not collective.
+  void add_boundary_derivative(int face, int component, double sum, FlowGradient& into) const;
   /// Transpose of NavierStokes::potential_ghosts: the outflow ghosts, then the halo
   /// (scatter_add). Collective.
   void potential_ghosts_transpose(Field& lambda);

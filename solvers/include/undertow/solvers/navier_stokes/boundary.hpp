@@ -17,12 +17,15 @@
 /// vortices leave with speed U_c instead of reflecting; U_c is the magnitude of the normal
 /// component of the face's `velocity`. Its tangential ghosts are zero-gradient, as for outflow.
 ///
-/// A moving lid is a wall with a tangential velocity. An inflow profile is uniform or parabolic
-/// (4 s (1 - s) along every non-periodic tangential axis, s the relative position, so the
-/// velocity given is the peak velocity).
+/// A moving lid is a wall with a tangential velocity. The velocity of an inflow or wall face may
+/// vary in time: it is multiplied by the face's control signal a(t) (control/time_signal.hpp),
+/// evaluated at the time of each stage (NavierStokes::set_boundary_time). An inflow profile is
+/// uniform or parabolic (4 s (1 - s) along every non-periodic tangential axis, s the relative
+/// position, so the velocity given is the peak velocity).
 
 #include "undertow/core/config.hpp"
 #include "undertow/core/domain.hpp"
+#include "undertow/solvers/control/time_signal.hpp"
 #include "undertow/solvers/linear/pressure_poisson.hpp"
 
 #include <array>
@@ -46,6 +49,8 @@ struct FaceBoundary {
   /// (convective) [m/s].
   double velocity[3] = {0, 0, 0};
   InflowProfile profile = InflowProfile::Uniform;
+  /// a(t): the face's velocity at time t is `velocity` * a(t) (inflow and wall faces).
+  control::TimeSignal signal;
 };
 
 /// The six faces, indexed 2 * axis + side (side 0 = lower, 1 = upper).
@@ -60,6 +65,8 @@ struct BoundarySet {
   std::array<linear::PressureBoundary, 6> pressure_faces() const;
   /// True if the face with `axis`/`side` fixes the normal velocity (wall, slip, inflow).
   bool fixes_normal_velocity(int axis, int side) const;
+  /// a(t) of each face (1 where constant). Not collective.
+  std::array<double, 6> amplitudes(double t) const;
 };
 
 std::string to_string(BoundaryKind kind);
@@ -104,11 +111,13 @@ struct BoundaryRule {
     TangentialDirichlet,   ///< a tangential ghost of a wall or inflow: no-slip at value (* profile)
     TangentialZeroGradient ///< a tangential ghost of a slip or outflow face: the first value inside
   } kind;
-  int axis;      ///< the face's normal
-  int side;      ///< 0: lower, 1: upper
+  int axis; ///< the face's normal
+  int side; ///< 0: lower, 1: upper
+  int face() const { return 2 * axis + side; }
   int component; ///< the velocity component set
   long inward;   ///< +1 at the lower side, -1 at the upper
-  double value;  ///< the prescribed velocity [m/s] (times the profile where `scaled`)
+  double value;  ///< the prescribed velocity [m/s] (times the profile where `scaled`, and the
+                 ///< face's a(t))
   bool scaled;   ///< an inflow face: the value follows its profile
   Profile profile;
   /// TangentialDirichlet on a stretched axis: the ghost is w[0] wall + w[1] first + w[2] second

@@ -27,8 +27,9 @@ double enstrophy(NavierStokes& ns);
 double enstrophy(const Domain& domain, const std::array<Field, 3>& u);
 /// max over faces of |u_c|, per component [m/s]. Collective.
 std::array<double, 3> max_velocity(const NavierStokes& ns);
-/// The largest speed per component that the boundaries prescribe [m/s] (walls, inflows): a
-/// flow at rest reaches them within a step. Not collective.
+/// The largest speed per component that the boundaries prescribe [m/s] (walls, inflows), at
+/// any time (their control signals' bounds): a flow at rest reaches them within a step. Not
+/// collective.
 std::array<double, 3> max_boundary_velocity(const NavierStokes& ns);
 /// Advective Courant number dt * max_c |u_c| / h_c summed over axes (dt [s]). Collective.
 double courant(const NavierStokes& ns, double dt);

@@ -36,6 +36,7 @@
 /// c_1 = c_0 a smooth end. Equal radii give a circle. r is linear in the c_j, so the mask is as
 /// smooth in them as in a star's coefficients. The angle is not used (nor by the star).
 
+#include "undertow/core/bspline.hpp"
 #include "undertow/core/config.hpp"
 #include "undertow/core/dual.hpp"
 #include "undertow/core/field.hpp"
@@ -54,13 +55,6 @@ constexpr int kMaxFourier = 8; ///< star: up to 8 harmonics
 constexpr int kMaxSplineRadii = 2 * kMaxFourier; ///< spline: up to 16 control radii
 
 enum class ShapeKind : int { Circle, Sphere, Ellipse, Rectangle, Naca, Star, Cst, Spline };
-
-/// Knot i of a clamped uniform cubic B-spline over `intervals` unit intervals: 0 four times, 1,
-/// 2, ..., `intervals` four times.
-KOKKOS_INLINE_FUNCTION double clamped_knot(int i, int intervals) {
-  const int u = i - 3;
-  return double(u < 0 ? 0 : (u > intervals ? intervals : u));
-}
 
 /// A shape and its signed distance, callable on the device. T is double, or Dual to
 /// differentiate the distance with respect to a parameter (see shape_parameters).
@@ -168,20 +162,11 @@ struct BasicShape {
   KOKKOS_INLINE_FUNCTION T spline_radius(const T& theta) const {
     const int intervals = harmonics - 3;
     const T t = theta * (intervals / math::pi);
-    int first = static_cast<int>(value_of(t)); // the interval [first, first + 1) holding t
-    first = first < 0 ? 0 : (first > intervals - 1 ? intervals - 1 : first);
+    const int first = clamped_interval(value_of(t), intervals);
     T d[4];
     for (int j = 0; j < 4; ++j)
       d[j] = spline_control(first + j);
-    const int span = first + 3; // u_span <= t < u_span+1
-    for (int level = 1; level <= 3; ++level)
-      for (int j = 3; j >= level; --j) {
-        const int i = j + span - 3;
-        const double lo = clamped_knot(i, intervals), hi = clamped_knot(i + 4 - level, intervals);
-        const T alpha = (t - lo) / (hi - lo);
-        d[j] = (1.0 - alpha) * d[j - 1] + alpha * d[j];
-      }
-    return d[3];
+    return clamped_de_boor(d, first, intervals, t);
   }
 
   /// cst: the heights, in chords, of the upper surface above the chord and of the lower one

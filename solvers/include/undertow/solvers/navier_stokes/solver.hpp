@@ -65,13 +65,15 @@ struct StepTape {
 /// stage s is the projection of a u_n + b E(w), E the (penalised) explicit Euler step and w the
 /// previous stage (u_n for the first); its projection potential is scaled by b dt, and the forces
 /// of its Euler step enter the step's forces with `force_weight`, the stage's weight in the final
-/// combination.
+/// combination. The stage approximates the flow at t_n + c dt, where its boundary values are
+/// taken.
 struct RungeKuttaStage {
-  double a, b, force_weight;
+  double a, b, force_weight, c;
 };
 /// The three stages, the one table of the forward step (solver.cpp) and its adjoint (adjoint.cpp).
-constexpr RungeKuttaStage kSspRk3[3] = {
-    {0.0, 1.0, 1.0 / 6.0}, {0.75, 0.25, 1.0 / 6.0}, {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0}};
+constexpr RungeKuttaStage kSspRk3[3] = {{0.0, 1.0, 1.0 / 6.0, 1.0},
+                                        {0.75, 0.25, 1.0 / 6.0, 0.5},
+                                        {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 1.0}};
 
 /// One substep of RK3-CN (Spalart, Moser & Rogers 1991): Crank-Nicolson weight alpha (= beta) of
 /// the viscous terms, gamma and zeta of the explicit terms at the substep's start and the one
@@ -84,6 +86,11 @@ struct ImexSubstep {
 constexpr ImexSubstep kRk3CrankNicolson[3] = {{4.0 / 15.0, 8.0 / 15.0, 0.0},
                                               {1.0 / 15.0, 5.0 / 12.0, -17.0 / 60.0},
                                               {1.0 / 6.0, 3.0 / 4.0, -5.0 / 12.0}};
+/// Where substep k ends, as a fraction of the step: the sum of 2 alpha over substeps 0 ... k
+/// (8/15, 2/3, 1); its velocity takes the boundary values of that time.
+constexpr double imex_substep_end(int k) {
+  return k < 0 ? 0.0 : 2.0 * kRk3CrankNicolson[k].alpha + imex_substep_end(k - 1);
+}
 
 /// How a step integrates in time (see the file comment).
 enum class TimeScheme {
@@ -129,8 +136,14 @@ class NavierStokes {
   /// One step of size dt [s] with the scheme of the parameters. With `tape`, also copies the
   /// states the step's adjoint needs into it (allocating its fields on first use). Collective.
   void step(double dt, StepTape* tape = nullptr);
-  /// Boundary faces, halo exchange and ghosts of `u`: everything the stencils read. Collective.
+  /// Boundary faces, halo exchange and ghosts of `u`: everything the stencils read, with the
+  /// boundary velocities of boundary_time(). Collective.
   void prepare(std::array<Field, 3>& u);
+  /// The time [s] at which prepare() evaluates the boundary velocities' control signals
+  /// (BoundarySet::amplitudes): step() sets each stage's and leaves time(); the adjoint sets
+  /// those of the stages it recomputes. Not collective.
+  void set_boundary_time(double t) { m_boundary_time = t; }
+  double boundary_time() const { return m_boundary_time; }
   /// out := a * u0 + b * (us + dt * R(us)) on the free faces; prescribed faces keep their values.
   /// With obstacles the Euler step is penalised implicitly, and `force_weight` times the force
   /// it exerts is added to forces(). `us` must be prepared. With a = 0, b = 1 and
@@ -264,6 +277,7 @@ class NavierStokes {
   bool m_penalised_flow = false;
   linear::PressurePoisson m_poisson;
   double m_time = 0;
+  double m_boundary_time = 0; ///< see set_boundary_time
   long m_steps = 0;
   int m_poisson_iterations = 0;
   int m_viscous_iterations = 0;

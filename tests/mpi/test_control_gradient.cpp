@@ -1,0 +1,190 @@
+// Gradients with respect to time-dependent controls: the coefficients of the control signals
+// a(t) of the inflow and of a moving wall (every kind of signal, both time schemes) through
+// whole runs of the channel case: Taylor remainder rates 2, central finite differences, the same
+// gradient with binomial checkpointing (bitwise), and on 1, 2 and 4 ranks.
+
+#include "gradient_cases.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <gtest/gtest.h>
+#include <string>
+
+namespace {
+
+using namespace undertow;
+using namespace undertow::navier_stokes;
+using namespace undertow::adjoint;
+using namespace undertow::testing;
+using control::SignalKind;
+using control::TimeSignal;
+
+constexpr double kDt = kChannelDt;
+constexpr int kSteps = kChannelSteps;
+
+/// A signal of each kind over the run's horizon [0, 1] s, each near 1 so that the flow stays
+/// that of the channel case; the Fourier one has a period shorter than the run.
+TimeSignal signal_of_kind(int which) {
+  TimeSignal s;
+  s.start = 0.0;
+  s.end = kDt * kSteps;
+  s.period = 0.8;
+  switch (which % 4) {
+  case 0:
+    s.kind = SignalKind::PiecewiseConstant;
+    s.coefficients = {1.0, 0.7, 1.2, 0.9};
+    break;
+  case 1:
+    s.kind = SignalKind::PiecewiseLinear;
+    s.coefficients = {0.8, 1.1, 0.9, 1.2};
+    break;
+  case 2:
+    s.kind = SignalKind::BSpline;
+    s.coefficients = {1.0, 0.6, 1.3, 0.8, 1.1};
+    break;
+  default:
+    s.kind = SignalKind::Fourier;
+    s.coefficients = {1.0, 0.2, -0.15, 0.1, 0.05};
+  }
+  return s;
+}
+
+/// The channel case with signal `which` on the inflow and the next kind on the moving wall.
+Control control_case(const Domain& d, TimeScheme scheme, int which) {
+  Control m = channel_control(d, scheme);
+  m.flow.boundaries.face[0].signal = signal_of_kind(which);
+  m.flow.boundaries.face[2].signal = signal_of_kind(which + 1);
+  return m;
+}
+
+/// The control coefficients' parameters of the case.
+std::vector<ScalarParameter> control_parameters(const Control& m) {
+  std::vector<ScalarParameter> out;
+  for (const auto& p : scalar_parameters(m, 2))
+    if (p.group == "control")
+      out.push_back(p);
+  return out;
+}
+
+struct ControlRun {
+  std::unique_ptr<Domain> domain;
+  std::unique_ptr<Log> log;
+  Control m;
+  std::vector<double> dts = std::vector<double>(kSteps, kDt);
+};
+
+ControlRun make_run(const Communicator& comm, TimeScheme scheme, int which) {
+  ControlRun r;
+  r.domain = std::make_unique<Domain>(comm, channel_domain({0, 0, 0}));
+  r.log = std::make_unique<Log>(comm);
+  r.m = control_case(*r.domain, scheme, which);
+  return r;
+}
+
+class SignalKinds : public ::testing::TestWithParam<int> {};
+
+// Taylor remainders of J(theta + eps h) in a random direction of every coefficient of both
+// signals: rate 2 for both schemes.
+TEST_P(SignalKinds, TaylorTestOfTheControlCoefficients) {
+  for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson}) {
+    ControlRun r = make_run(world(), scheme, GetParam());
+    GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
+    const Gradient g = driver.gradient(r.m, r.dts);
+    const auto list = scalar_parameters(r.m, 2);
+    const Direction h = random_direction(r.m, list, "control", 0.05, 11, *r.domain, 0.0);
+    ASSERT_EQ(h.scalars.size(), control_parameters(r.m).size());
+    const TaylorResult t = taylor_test(driver, r.m, r.dts, g, h, 0.5, 4, list);
+    if (world().is_root()) {
+      std::printf("Taylor %s scheme %d: dJ.h = % .6e  rates",
+                  r.m.flow.boundaries.face[0].signal.describe().c_str(), int(scheme), t.dJ_h);
+      for (double x : t.rate)
+        std::printf(" %.3f", x);
+      std::printf("\n");
+    }
+    EXPECT_FALSE(t.linear);
+    EXPECT_GE(t.min_rate, 1.9);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKind, SignalKinds, ::testing::Values(0, 1, 2, 3));
+
+// Central differences of every coefficient (the inflow's piecewise-constant and B-spline
+// signals, the wall's piecewise-linear and Fourier ones) against the adjoint, both schemes.
+TEST(ControlGradient, FiniteDifferencesOfEveryCoefficient) {
+  if (world().size() > 2) // 36 runs; 1 and 2 ranks show them, SameOnEveryRankCount the rest
+    GTEST_SKIP();
+  for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson})
+    for (int which : {0, 2}) {
+      ControlRun r = make_run(world(), scheme, which);
+      GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
+      const Gradient g = driver.gradient(r.m, r.dts);
+      double largest = 0;
+      for (const auto& p : control_parameters(r.m))
+        largest = std::max(largest, std::abs(derivative_of(g, p)));
+      for (const auto& p : control_parameters(r.m)) {
+        const double fd = finite_difference(driver, r.m, r.dts, p, 0.1 * p.scale).value;
+        const double adjoint = derivative_of(g, p);
+        // Relative to the largest derivative: a coefficient whose basis barely reaches the
+        // run (a B-spline's last) has a derivative near the differences' round-off.
+        const double rel = std::abs(fd - adjoint) / largest;
+        if (world().is_root())
+          std::printf("FD %-26s adjoint % .12e  fd % .12e  difference %.2e of the largest\n",
+                      p.name.c_str(), adjoint, fd, rel);
+        EXPECT_LT(rel, 1e-6) << p.name;
+        EXPECT_NE(adjoint, 0.0) << p.name;
+      }
+    }
+}
+
+// The reverse sweep recomputes the stages from checkpoints with their boundary times: binomial
+// checkpointing with 3 slots gives the gradient of the store-all sweep bitwise.
+TEST(ControlGradient, CheckpointedEqualsStoreAll) {
+  for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson}) {
+    ControlRun r = make_run(world(), scheme, 3);
+    GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
+    const Gradient all = driver.gradient(r.m, r.dts);
+    Checkpointing revolve;
+    revolve.schedule = Checkpointing::Schedule::Revolve;
+    revolve.ram_slots = 3;
+    driver.set_checkpointing(revolve);
+    const Gradient checkpointed = driver.gradient(r.m, r.dts);
+    EXPECT_EQ(all.objective, checkpointed.objective);
+    for (const auto& p : control_parameters(r.m))
+      EXPECT_EQ(derivative_of(all, p), derivative_of(checkpointed, p)) << p.name;
+  }
+}
+
+// The same gradient on every rank of world() as on its first rank alone.
+TEST(ControlGradient, SameOnEveryRankCount) {
+  const Communicator& comm = world();
+  for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson}) {
+    const auto gradient_on = [&](const Communicator& c) {
+      ControlRun r = make_run(c, scheme, 2);
+      GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
+      const Gradient g = driver.gradient(r.m, r.dts);
+      std::vector<double> out{g.objective};
+      for (const auto& p : control_parameters(r.m))
+        out.push_back(derivative_of(g, p));
+      return out;
+    };
+    const std::vector<double> full = gradient_on(comm);
+    const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+    std::vector<double> one;
+    if (comm.rank() == 0)
+      one = gradient_on(alone);
+    if (!comm.is_root())
+      continue;
+    ASSERT_EQ(one.size(), full.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      const double rel = std::abs(one[i] - full[i]) / std::max(std::abs(one[i]), 1e-300);
+      worst = std::max(worst, rel);
+      EXPECT_LE(rel, 1e-10) << "entry " << i;
+    }
+    std::printf("scheme %d: %d ranks against 1, J and %.0f coefficients' derivatives differ by "
+                "%.2e relative at most\n",
+                int(scheme), comm.size(), double(one.size() - 1), worst);
+  }
+}
+
+} // namespace
