@@ -52,6 +52,9 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
   for (int a = 0; a < dim; ++a)
     out.push_back({std::string("fluid.body_force_") + kAxes[a], "body_force",
                    0.1 * std::max(std::abs(f.body_force[a]), 0.1 * speed), Kind::BodyForce, a});
+  for (std::size_t j = 0; j < f.body_force_signal.coefficients.size(); ++j)
+    out.push_back({"fluid.body_force_signal_" + std::to_string(j), "control", 0.1,
+                   Kind::BodyForceSignal, 0, static_cast<int>(j)});
   using navier_stokes::BoundaryKind;
   for (int face = 0; face < 2 * dim; ++face) {
     const auto kind = f.boundaries.face[face].kind;
@@ -97,6 +100,8 @@ double& value_of(Control& m, const ScalarParameter& p) {
     return m.flow.nu;
   case Kind::BodyForce:
     return m.flow.body_force[p.a];
+  case Kind::BodyForceSignal:
+    return m.flow.body_force_signal.coefficients.at(p.b);
   case Kind::BoundaryVelocity:
     return m.flow.boundaries.face[p.a].velocity[p.b];
   case Kind::BoundarySignal:
@@ -114,6 +119,8 @@ double derivative_of(const Gradient& g, const ScalarParameter& p) {
     return g.flow.nu;
   case Kind::BodyForce:
     return g.flow.body_force[p.a];
+  case Kind::BodyForceSignal:
+    return g.flow.body_force_signal.at(p.b);
   case Kind::BoundaryVelocity:
     return g.flow.boundary_velocity[p.a][p.b];
   case Kind::BoundarySignal:

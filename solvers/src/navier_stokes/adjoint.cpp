@@ -94,6 +94,8 @@ std::map<std::string, double> NavierStokesAdjoint::state_numbers() const {
     for (int f = 0; f < 6; ++f)
       out["dJ_dboundary_" + std::to_string(f) + "_" + "xyz"[c]] = m_local.boundary_velocity[f][c];
   }
+  for (std::size_t j = 0; j < m_local.body_force_signal.size(); ++j)
+    out["dJ_dforce_signal_" + std::to_string(j)] = m_local.body_force_signal[j];
   for (int f = 0; f < 6; ++f)
     for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j)
       out["dJ_dsignal_" + std::to_string(f) + "_" + std::to_string(j)] =
@@ -110,6 +112,12 @@ void NavierStokesAdjoint::restore_numbers(const std::map<std::string, double>& n
     for (int f = 0; f < 6; ++f)
       m_local.boundary_velocity[f][c] =
           numbers.at("dJ_dboundary_" + std::to_string(f) + "_" + "xyz"[c]);
+  }
+  m_local.body_force_signal.assign(m_ns.params().body_force_signal.coefficients.size(), 0.0);
+  for (std::size_t j = 0; j < m_local.body_force_signal.size(); ++j) {
+    const auto it = numbers.find("dJ_dforce_signal_" + std::to_string(j));
+    if (it != numbers.end())
+      m_local.body_force_signal[j] = it->second;
   }
   const auto& faces = m_ns.params().boundaries.face;
   for (int f = 0; f < 6; ++f) {
@@ -141,6 +149,11 @@ FlowGradient NavierStokesAdjoint::gradient() const {
   }
   // Every rank has the same coefficient counts (a rank that touches no part of a face has
   // none accumulated): sum over the face's full count.
+  const std::size_t forcing = m_ns.params().body_force_signal.coefficients.size();
+  g.body_force_signal.assign(forcing, 0.0);
+  for (std::size_t j = 0; j < forcing; ++j)
+    g.body_force_signal[j] =
+        comm.sum(j < m_local.body_force_signal.size() ? m_local.body_force_signal[j] : 0.0);
   const auto& faces = m_ns.params().boundaries.face;
   for (int f = 0; f < 6; ++f) {
     const std::size_t n = faces[f].signal.coefficients.size();
@@ -219,6 +232,18 @@ void NavierStokesAdjoint::transpose_boundary(Velocity3& lambda, FlowGradient& in
         });
     add_boundary_derivative(r->face(), r->axis, sum, into);
   }
+}
+
+void NavierStokesAdjoint::add_body_force_derivative(int component, double sum) {
+  const control::TimeSignal& a = m_ns.params().body_force_signal;
+  const double t = m_ns.force_time();
+  m_local.body_force[component] += a.value(t) * sum;
+  if (!a.varies())
+    return;
+  const std::vector<double> phi = a.basis(t);
+  m_local.body_force_signal.resize(phi.size(), 0.0);
+  for (std::size_t j = 0; j < phi.size(); ++j)
+    m_local.body_force_signal[j] += m_ns.params().body_force[component] * phi[j] * sum;
 }
 
 void NavierStokesAdjoint::add_boundary_derivative(int face, int component, double sum,
@@ -311,7 +336,7 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
           });
     }
     // The parameters in dt R(us) (convective faces have no body force).
-    m_local.body_force[c] += dt * (lambda_sum - convective_sum);
+    add_body_force_derivative(c, dt * (lambda_sum - convective_sum));
     dnu += dt * viscous_derivative(v, le, c, dim, sp, free);
   }
   // dt R(us) transposed, gathered into each component of lambda_us (it reads lambda_e of every
@@ -439,6 +464,7 @@ void NavierStokesAdjoint::step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& 
   project_adjoint(lambda, 3, psi_seed);
   zero(m_start, dim);
   zero(m_stage2, dim);
+  m_ns.set_force_time(t0 + ssp_stage_start(2) * dt);
   euler_combination_adjoint(r3.a, r3.b, tape.stage2, dt, r3.force_weight, force_seed, lambda,
                             m_start, m_stage2);
   m_ns.set_boundary_time(t0 + r2.c * dt);
@@ -446,12 +472,14 @@ void NavierStokesAdjoint::step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& 
   // Stage 2: s2 = P(3/4 u_n + 1/4 E(s1)).
   project_adjoint(m_stage2, 2);
   zero(m_stage1, dim);
+  m_ns.set_force_time(t0 + ssp_stage_start(1) * dt);
   euler_combination_adjoint(r2.a, r2.b, tape.stage1, dt, r2.force_weight, force_seed, m_stage2,
                             m_start, m_stage1);
   m_ns.set_boundary_time(t0 + r1.c * dt);
   prepare_adjoint(m_stage1);
   // Stage 1: s1 = P(E(u_n)).
   project_adjoint(m_stage1, 1);
+  m_ns.set_force_time(t0 + ssp_stage_start(0) * dt);
   euler_combination_adjoint(r1.a, r1.b, tape.u0, dt, r1.force_weight, force_seed, m_stage1, m_start,
                             m_start);
   m_ns.set_boundary_time(t0);

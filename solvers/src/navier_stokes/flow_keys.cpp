@@ -17,6 +17,7 @@ void declare_flow_keys(ConfigSchema& s) {
   s.add("fluid.body_force", ValueType::RealList, "0 0 0",
         "uniform body force per unit mass, one entry per axis [m/s^2]")
       .items(2, 3);
+  control::TimeSignal::declare_keys(s, "fluid.body_force_signal", "fluid.body_force");
   BoundarySet::declare_keys(s);
   ObstacleSet::declare_keys(s);
   s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
@@ -66,6 +67,10 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
   const auto force = cfg.get_real_list("fluid.body_force");
   for (int a = 0; a < domain.dim() && a < static_cast<int>(force.size()); ++a)
     params.body_force[a] = force[a];
+  params.body_force_signal = control::TimeSignal::from_config(cfg, "fluid.body_force_signal");
+  if (params.body_force_signal.varies() && params.body_force == std::array<double, 3>{0, 0, 0})
+    throw ConfigError("fluid.body_force_signal multiplies fluid.body_force, which is zero: set "
+                      "fluid.body_force, or remove fluid.body_force_signal");
   params.boundaries = BoundarySet::from_config(cfg, domain.spec());
   params.obstacles = ObstacleSet::from_config(cfg, domain.dim());
   params.scheme =

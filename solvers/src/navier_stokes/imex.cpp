@@ -175,7 +175,7 @@ void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
                     s.gamma,
                     s.zeta,
                     s.alpha * m_params.nu,
-                    2.0 * s.alpha * m_params.body_force[c],
+                    2.0 * s.alpha * body_force(c),
                     m_spacing};
     imex_rhs(c, dim, m, m_free[c]);
     for (const ConvectiveFace& f : convective_faces(c))
@@ -294,6 +294,7 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
     const ImexSubstep& s = kRk3CrankNicolson[k];
     if (tape)
       keep_copy(m_p, tape->pressure[k]);
+    m_force_time = t0 + imex_substep_middle(k) * dt;
     imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, m_p, dt, m_rhs);
     m_boundary_time = t0 + imex_substep_end(k) * dt; // u*'s boundary values
     m_viscous_iterations += viscous_solve(k, dt, m_rhs, *w[k], *out[k]);

@@ -234,7 +234,7 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
     const auto sums = viscous_sums(free, velocity_views(w), velocity_views(m_ustar),
                                    m_masked[c].view(), c, dim, sp);
     dnu += s.alpha * dt * sums[0];
-    m_local.body_force[c] += 2.0 * s.alpha * dt * sums[1];
+    add_body_force_derivative(c, 2.0 * s.alpha * dt * sums[1]);
     // The boundary values in alpha dt nu L u*: the affine part of H, through prepare's transpose
     // (its interior part is discarded; H^T had it).
     laplacian_transpose(m_masked[c], c, s.alpha * dt * params.nu, sp, dim, m_scatter[c]);
@@ -289,6 +289,7 @@ void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, 
     Velocity3* lambda_ustar = k == 2 ? &lambda : lambda_w[k + 1];
     // u* and w_{k+1} take the boundary values of the substep's end (as the step did).
     m_ns.set_boundary_time(tape.time + imex_substep_end(k) * dt);
+    m_ns.set_force_time(tape.time + imex_substep_middle(k) * dt);
     if (k < 2)
       prepare_adjoint(*lambda_ustar);
     fill_value(m_psi_seed, m_psi_seed.ghosted(), 0.0);

@@ -319,8 +319,8 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
   const double nu = m_params.nu;
   for (int c = 0; c < dim; ++c) {
     const FieldView u0v = u0[c].view(), ov = out[c].view();
-    MomentumUpdate m{v,   u0v, us[c].view(),           ov,       FieldView(), a, b, dt,
-                     0.0, nu,  m_params.body_force[c], m_spacing};
+    MomentumUpdate m{v, u0v, us[c].view(), ov, FieldView(),   a,
+                     b, dt,  0.0,          nu, body_force(c), m_spacing};
     const std::vector<ConvectiveFace>& convective = convective_faces(c);
     const FieldView scratch = m_outflow_scratch[c].view();
     if (!m_penalised_flow) {
@@ -474,6 +474,7 @@ void NavierStokes::step_ssp_rk3(double dt, StepTape* tape) {
   const std::array<Field, 3>* previous = &m_u;
   for (int s = 0; s < 3; ++s) {
     const RungeKuttaStage& r = kSspRk3[s];
+    m_force_time = t0 + ssp_stage_start(s) * dt;
     euler_combination(r.a, m_u, r.b, *previous, dt, *stage_out[s], r.force_weight);
     m_boundary_time = t0 + r.c * dt;
     project(*stage_out[s], r.b * dt);

@@ -18,12 +18,12 @@ namespace undertow {
 namespace adjoint {
 
 struct ScalarParameter {
-  enum class Kind { Nu, BodyForce, BoundaryVelocity, BoundarySignal, Shape };
+  enum class Kind { Nu, BodyForce, BodyForceSignal, BoundaryVelocity, BoundarySignal, Shape };
   std::string name;  ///< e.g. "obstacle1.radius", "boundary.x_lo.signal_2"
   std::string group; ///< nu, body_force, boundary, control (signal coefficients), shape
   double scale;      ///< a typical size of a change (for directions and finite differences)
   Kind kind;
-  int a = 0;        ///< axis (body force), face (boundary, signal), obstacle (shape)
+  int a = 0;        ///< axis (body force), face (boundary, its signal), obstacle (shape)
   int b = 0;        ///< component (boundary), coefficient (signal), parameter index (shape)
   int position = 0; ///< shape: index in shape_parameters(), as in Gradient::shape
 };

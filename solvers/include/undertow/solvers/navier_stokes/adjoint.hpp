@@ -32,6 +32,8 @@ struct FlowGradient {
   /// Per face, the coefficients of its control signal a(t) (BoundarySet, FaceBoundary::signal)
   /// [J]; empty where the face's velocity is constant.
   std::array<std::vector<double>, 6> boundary_signal;
+  /// The coefficients of the body force's control signal [J]; empty where it is constant.
+  std::vector<double> body_force_signal;
 };
 
 /// Where an objective's derivative with respect to the forces of one step enters its adjoint:
@@ -91,6 +93,10 @@ class NavierStokesAdjoint {
   /// `into`: S a(t) to the velocity's derivative and S v phi_j(t) to the signal coefficients'
   /// (v the face's velocity, t the forward solver's boundary_time()). Not collective.
   void add_boundary_derivative(int face, int component, double sum, FlowGradient& into) const;
+  /// Adds S, the derivative with respect to the body force f_c at the forward solver's
+  /// force_time(), to the gradient: S a(t) to dJ/df_c and S f_c phi_j(t) to the signal's
+  /// coefficients. Not collective.
+  void add_body_force_derivative(int component, double sum);
   /// Transpose of NavierStokes::potential_ghosts: the outflow ghosts, then the halo
   /// (scatter_add). Collective.
   void potential_ghosts_transpose(Field& lambda);

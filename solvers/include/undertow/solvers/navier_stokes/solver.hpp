@@ -74,6 +74,11 @@ struct RungeKuttaStage {
 constexpr RungeKuttaStage kSspRk3[3] = {{0.0, 1.0, 1.0 / 6.0, 1.0},
                                         {0.75, 0.25, 1.0 / 6.0, 0.5},
                                         {1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 1.0}};
+/// Where the Euler step of stage s is taken, as a fraction of the step: the time of the stage
+/// before (0, 1, 1/2); its body force is that of this time.
+constexpr double ssp_stage_start(int s) {
+  return s == 0 ? 0.0 : kSspRk3[s - 1].c;
+}
 
 /// One substep of RK3-CN (Spalart, Moser & Rogers 1991): Crank-Nicolson weight alpha (= beta) of
 /// the viscous terms, gamma and zeta of the explicit terms at the substep's start and the one
@@ -90,6 +95,10 @@ constexpr ImexSubstep kRk3CrankNicolson[3] = {{4.0 / 15.0, 8.0 / 15.0, 0.0},
 /// (8/15, 2/3, 1); its velocity takes the boundary values of that time.
 constexpr double imex_substep_end(int k) {
   return k < 0 ? 0.0 : 2.0 * kRk3CrankNicolson[k].alpha + imex_substep_end(k - 1);
+}
+/// The middle of substep k, as a fraction of the step: its body force is that of this time.
+constexpr double imex_substep_middle(int k) {
+  return imex_substep_end(k - 1) + kRk3CrankNicolson[k].alpha;
 }
 
 /// How a step integrates in time (see the file comment).
@@ -109,6 +118,8 @@ struct ConvectiveFace {
 struct NavierStokesParams {
   double nu = 1e-2;                          ///< kinematic viscosity [m^2/s]
   std::array<double, 3> body_force{0, 0, 0}; ///< uniform body force per unit mass [m/s^2]
+  /// a(t): the body force at time t is body_force * a(t), taken at each stage's force_time().
+  control::TimeSignal body_force_signal;
   BoundarySet boundaries;
   ObstacleSet obstacles;        ///< Brinkman-penalised bodies (may be empty)
   linear::PoissonSpec pressure; ///< faces are set from `boundaries`
@@ -144,6 +155,15 @@ class NavierStokes {
   /// those of the stages it recomputes. Not collective.
   void set_boundary_time(double t) { m_boundary_time = t; }
   double boundary_time() const { return m_boundary_time; }
+  /// The time [s] at which euler_combination() and imex_right_hand_side() evaluate the body
+  /// force's control signal: set by step() for each stage, and by the adjoint for those it
+  /// recomputes. Not collective.
+  void set_force_time(double t) { m_force_time = t; }
+  double force_time() const { return m_force_time; }
+  /// The body force of component c at force_time() [m/s^2]. Not collective.
+  double body_force(int c) const {
+    return m_params.body_force[c] * m_params.body_force_signal.value(m_force_time);
+  }
   /// out := a * u0 + b * (us + dt * R(us)) on the free faces; prescribed faces keep their values.
   /// With obstacles the Euler step is penalised implicitly, and `force_weight` times the force
   /// it exerts is added to forces(). `us` must be prepared. With a = 0, b = 1 and
@@ -278,6 +298,7 @@ class NavierStokes {
   linear::PressurePoisson m_poisson;
   double m_time = 0;
   double m_boundary_time = 0; ///< see set_boundary_time
+  double m_force_time = 0;    ///< see set_force_time
   long m_steps = 0;
   int m_poisson_iterations = 0;
   int m_viscous_iterations = 0;
