@@ -73,6 +73,17 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
       out.push_back({std::string("boundary.") + kFaceNames[face] + ".signal_" + std::to_string(j),
                      "control", 0.1, Kind::BoundarySignal, face, static_cast<int>(j)});
   }
+  // Actuators: the rate or velocity by 10% (of 0.1 where 0), the signal's coefficients by 0.1.
+  for (std::size_t k = 0; k < f.actuators.size(); ++k) {
+    const auto& a = f.actuators[k];
+    const bool rotation = a.kind == navier_stokes::ActuatorKind::Rotation;
+    out.push_back({a.name() + (rotation ? "_rate" : "_velocity"), "control",
+                   0.1 * std::max(std::abs(a.scale), 0.1), Kind::ActuatorScale,
+                   static_cast<int>(k)});
+    for (std::size_t j = 0; j < a.signal.coefficients.size(); ++j)
+      out.push_back({a.name() + "_signal_" + std::to_string(j), "control", 0.1,
+                     Kind::ActuatorSignal, static_cast<int>(k), static_cast<int>(j)});
+  }
   for (std::size_t k = 0; k < f.obstacles.shapes.size(); ++k) {
     navier_stokes::Shape shape = f.obstacles.shapes[k];
     const auto params = navier_stokes::shape_parameters(shape, dim);
@@ -106,6 +117,10 @@ double& value_of(Control& m, const ScalarParameter& p) {
     return m.flow.boundaries.face[p.a].velocity[p.b];
   case Kind::BoundarySignal:
     return m.flow.boundaries.face[p.a].signal.coefficients.at(p.b);
+  case Kind::ActuatorScale:
+    return m.flow.actuators.at(p.a).scale;
+  case Kind::ActuatorSignal:
+    return m.flow.actuators.at(p.a).signal.coefficients.at(p.b);
   case Kind::Shape:
     break;
   }
@@ -125,6 +140,10 @@ double derivative_of(const Gradient& g, const ScalarParameter& p) {
     return g.flow.boundary_velocity[p.a][p.b];
   case Kind::BoundarySignal:
     return g.flow.boundary_signal[p.a].at(p.b);
+  case Kind::ActuatorScale:
+    return g.flow.actuator_scale.at(p.a);
+  case Kind::ActuatorSignal:
+    return g.flow.actuator_signal.at(p.a).at(p.b);
   case Kind::Shape:
     break;
   }

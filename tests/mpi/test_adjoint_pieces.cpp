@@ -335,6 +335,80 @@ TEST(AdjointPieces, EulerStepWithAdvectionDiffusionPenaltyAndForces) {
   });
 }
 
+/// Adds a rotation (rate `rotation`) and a jet pair (velocity `jet`, at 45 and 225 degrees, 60
+/// degrees wide) to the body of make_params(dim, kind, true), as actuators_from_config would.
+void add_actuators(NavierStokesParams& p, double rotation, double jet) {
+  const Shape& body = p.obstacles.shapes.at(0);
+  ActuatorPattern base;
+  base.centre[0] = body.centre[0];
+  base.centre[1] = body.centre[1];
+  base.reach = 1.5 * body.radius;
+  Actuator spin;
+  spin.kind = ActuatorKind::Rotation;
+  spin.scale = rotation;
+  spin.patterns = {base};
+  Actuator jets;
+  jets.kind = ActuatorKind::Jets;
+  jets.scale = jet;
+  for (int j = 0; j < 2; ++j) {
+    ActuatorPattern q = base;
+    q.rotation = 0;
+    q.angle = (45.0 + 180.0 * j) * M_PI / 180.0;
+    q.width = M_PI / 3.0;
+    q.sign = j == 0 ? 1.0 : -1.0;
+    jets.patterns.push_back(q);
+  }
+  p.actuators = {spin, jets};
+}
+
+// The actuators' target velocity in the penalised Euler step and its force: both are affine in
+// the actuators' amplitudes, so J(A) = <E, y> + seed . F changes by exactly sum dJ/dA_k dA_k.
+TEST(AdjointPieces, EulerStepActuatorAmplitudes) {
+  for (bool stretched : {false, true})
+    for (int dim : {2, 3})
+      for (const auto& grid : undertow::testing::process_grids(dim, world().size())) {
+        const double a = 0.75, b = 0.25, dt = 0.01, weight = 1.0 / 6.0, time = 0.3;
+        const double rotation = 0.8, jet = 0.5, change = 0.3;
+        NavierStokesParams p1 = make_params(dim, Boundaries::Channel, true);
+        add_actuators(p1, rotation, jet);
+        NavierStokesParams p2 = p1;
+        p2.actuators[0].scale += change;
+        p2.actuators[1].scale += change;
+        Solvers s1 = make(dim, Boundaries::Channel, true, grid, stretched, &p1);
+        Solvers s2 = make(dim, Boundaries::Channel, true, grid, stretched, &p2);
+        const Domain& d = *s1.domain;
+        auto u = s1.ns->make_velocity("u"), y = s1.ns->make_velocity("y"),
+             u0 = s1.ns->make_velocity("u0"), out = s1.ns->make_velocity("out"),
+             lam0 = s1.ns->make_velocity("l0"), lams = s1.ns->make_velocity("ls");
+        randomise(u, dim, 3);
+        randomise(y, dim, 5);
+        randomise(u0, dim, 6);
+        const ForceSeed seed(1, {0.4, -1.3, 0.8});
+        const auto objective = [&](NavierStokes& ns) {
+          auto* f = const_cast<std::vector<std::array<double, 3>>*>(&ns.forces());
+          for (auto& fk : *f)
+            fk = {0, 0, 0};
+          ns.set_boundary_time(time);
+          ns.euler_combination(a, u0, b, u, dt, out, weight);
+          double sum = dot(d, out, y);
+          for (int c = 0; c < dim; ++c)
+            sum += seed[0][c] * ns.forces()[0][c];
+          return sum;
+        };
+        const double lhs = objective(*s2.ns) - objective(*s1.ns);
+        s1.adj->reset_gradient();
+        s1.ns->set_boundary_time(time);
+        s1.adj->euler_combination_adjoint(a, b, u, dt, weight, seed, y, lam0, lams);
+        const auto g = s1.adj->gradient();
+        ASSERT_EQ(g.actuator_scale.size(), 2u);
+        EXPECT_NE(g.actuator_scale[0], 0.0);
+        EXPECT_NE(g.actuator_scale[1], 0.0);
+        expect_adjoint(
+            lhs, change * (g.actuator_scale[0] + g.actuator_scale[1]), 1e-12, "actuator amplitudes",
+            std::abs(change * g.actuator_scale[0]) + std::abs(change * g.actuator_scale[1]));
+      }
+}
+
 /// The gather over the whole array of component T, into out.
 template <int T, int Dim, class S>
 void gather_all(const Velocity& v, const Velocity& le, const S& sp, double nu, double dt,

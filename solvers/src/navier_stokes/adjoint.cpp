@@ -45,6 +45,8 @@ NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
   m_stage2 = forward.make_velocity("adj::stage2");
   m_start = forward.make_velocity("adj::start");
   m_chi_gradient = forward.make_velocity("adj::dJ_dchi");
+  if (!forward.params().actuators.empty())
+    m_dtarget = forward.make_velocity("adj::dJ_dtarget");
   for (std::size_t k = 0; k < forward.obstacle_count(); ++k)
     m_mask_force_gradient.push_back(forward.make_velocity("adj::dJ_dmask"));
   m_lambda_psi = Field(m_domain, Location::Cell, 1, "adj::lambda_psi");
@@ -96,6 +98,12 @@ std::map<std::string, double> NavierStokesAdjoint::state_numbers() const {
   }
   for (std::size_t j = 0; j < m_local.body_force_signal.size(); ++j)
     out["dJ_dforce_signal_" + std::to_string(j)] = m_local.body_force_signal[j];
+  for (std::size_t k = 0; k < m_local.actuator_scale.size(); ++k) {
+    const std::string key = "dJ_dactuator_" + std::to_string(k);
+    out[key] = m_local.actuator_scale[k];
+    for (std::size_t j = 0; j < m_local.actuator_signal[k].size(); ++j)
+      out[key + "_signal_" + std::to_string(j)] = m_local.actuator_signal[k][j];
+  }
   for (int f = 0; f < 6; ++f)
     for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j)
       out["dJ_dsignal_" + std::to_string(f) + "_" + std::to_string(j)] =
@@ -118,6 +126,20 @@ void NavierStokesAdjoint::restore_numbers(const std::map<std::string, double>& n
     const auto it = numbers.find("dJ_dforce_signal_" + std::to_string(j));
     if (it != numbers.end())
       m_local.body_force_signal[j] = it->second;
+  }
+  const auto& actuators = m_ns.params().actuators;
+  m_local.actuator_scale.assign(actuators.size(), 0.0);
+  m_local.actuator_signal.assign(actuators.size(), {});
+  for (std::size_t k = 0; k < actuators.size(); ++k) {
+    const std::string key = "dJ_dactuator_" + std::to_string(k);
+    if (numbers.count(key))
+      m_local.actuator_scale[k] = numbers.at(key);
+    m_local.actuator_signal[k].assign(actuators[k].signal.coefficients.size(), 0.0);
+    for (std::size_t j = 0; j < m_local.actuator_signal[k].size(); ++j) {
+      const auto it = numbers.find(key + "_signal_" + std::to_string(j));
+      if (it != numbers.end())
+        m_local.actuator_signal[k][j] = it->second;
+    }
   }
   const auto& faces = m_ns.params().boundaries.face;
   for (int f = 0; f < 6; ++f) {
@@ -154,6 +176,20 @@ FlowGradient NavierStokesAdjoint::gradient() const {
   for (std::size_t j = 0; j < forcing; ++j)
     g.body_force_signal[j] =
         comm.sum(j < m_local.body_force_signal.size() ? m_local.body_force_signal[j] : 0.0);
+  const auto& actuators = m_ns.params().actuators;
+  g.actuator_scale.assign(actuators.size(), 0.0);
+  g.actuator_signal.assign(actuators.size(), {});
+  for (std::size_t k = 0; k < actuators.size(); ++k) {
+    g.actuator_scale[k] =
+        comm.sum(k < m_local.actuator_scale.size() ? m_local.actuator_scale[k] : 0.0);
+    const std::size_t n = actuators[k].signal.coefficients.size();
+    g.actuator_signal[k].assign(n, 0.0);
+    for (std::size_t j = 0; j < n; ++j)
+      g.actuator_signal[k][j] =
+          comm.sum(k < m_local.actuator_signal.size() && j < m_local.actuator_signal[k].size()
+                       ? m_local.actuator_signal[k][j]
+                       : 0.0);
+  }
   const auto& faces = m_ns.params().boundaries.face;
   for (int f = 0; f < 6; ++f) {
     const std::size_t n = faces[f].signal.coefficients.size();
@@ -280,10 +316,16 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
   if (penalised)
     m_ns.euler_combination(0.0, m_euler, 1.0, us, dt, m_euler, 0.0);
   double dnu = 0;
+  const bool actuated = !params.actuators.empty();
   for (int c = 0; c < dim; ++c) {
     const IndexSpace& free = m_ns.free_faces(c);
     const FieldView lo = lambda_out[c].view(), lu0 = lambda_u0[c].view(), le = m_lambda_e[c].view(),
                     lus = lambda_us[c].view();
+    // The actuators' target U (what the forward step read) and its adjoint.
+    const FieldView target = actuated ? m_ns.target(c).view() : FieldView();
+    const FieldView dtarget = actuated ? m_dtarget[c].view() : FieldView();
+    if (actuated)
+      fill_value(m_dtarget[c], m_dtarget[c].ghosted(), 0.0);
     // lambda_up = b lambda_out + the force term's seed (F_k = w V / eta sum mask_k u_p), kept
     // in lambda_e until the pass below divides it by the penalty.
     const double force_scale = force_weight * volume / eta;
@@ -295,7 +337,7 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
       if (!seeded)
         fill_value(m_lambda_e[c], free, 0.0);
       add_force_seed(free, seed, m_ns.mask(static_cast<int>(k), c), m_euler[c].view(), dim, le,
-                     m_mask_force_gradient[k][c].view());
+                     m_mask_force_gradient[k][c].view(), target, dtarget);
       seeded = true;
     }
     // One pass: the u0 part of the combination, the penalty u_p = e / (1 + dt chi / eta) with
@@ -312,9 +354,14 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
             lu0(i, j, k) += a * out;
           double lambda_e = b * out + (seeded ? le(i, j, k) : 0.0);
           if (penalised) {
+            // u_p = (e + dt chi U / eta) / (1 + dt chi / eta): d/dchi = dt / eta (U - u_p) /
+            // (1 + dt chi / eta), d/dU = dt chi / eta / (1 + dt chi / eta).
             const double denominator = 1.0 + dt_over_eta * chi(i, j, k);
-            dchi(i, j, k) -= lambda_e * up(i, j, k) * dt_over_eta / denominator;
+            const double drive = target.data() ? target(i, j, k) : 0.0;
+            dchi(i, j, k) += lambda_e * (drive - up(i, j, k)) * dt_over_eta / denominator;
             lambda_e /= denominator;
+            if (target.data())
+              dtarget(i, j, k) += lambda_e * dt_over_eta * chi(i, j, k);
           }
           le(i, j, k) = lambda_e;
           lus(i, j, k) += lambda_e;
@@ -346,6 +393,36 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
     transpose_momentum(t, dim, mt, lambda_us[t].ghosted());
   }
   m_local.nu += dnu;
+  if (actuated)
+    add_actuator_derivatives(m_dtarget);
+}
+
+void NavierStokesAdjoint::add_actuator_derivatives(const Velocity3& dtarget) {
+  const auto& actuators = m_ns.params().actuators;
+  const double t = m_ns.boundary_time();
+  m_local.actuator_scale.resize(actuators.size(), 0.0);
+  m_local.actuator_signal.resize(actuators.size());
+  for (std::size_t k = 0; k < actuators.size(); ++k) {
+    double sum = 0;
+    for (int c = 0; c < m_domain.dim(); ++c) {
+      const FieldView d = dtarget[c].view(), g = m_ns.actuator_pattern(k, c).view();
+      sum += local_sum(
+          "adj::actuator_amplitude", m_ns.free_faces(c),
+          KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
+            acc += d(i, j, kk) * g(i, j, kk);
+          });
+    }
+    // U = sum_k scale_k a_k(t) G_k.
+    const Actuator& a = actuators[k];
+    m_local.actuator_scale[k] += a.signal.value(t) * sum;
+    if (!a.signal.varies())
+      continue;
+    const std::vector<double> phi = a.signal.basis(t);
+    std::vector<double>& out = m_local.actuator_signal[k];
+    out.resize(phi.size(), 0.0);
+    for (std::size_t j = 0; j < phi.size(); ++j)
+      out[j] += a.scale * phi[j] * sum;
+  }
 }
 
 void NavierStokesAdjoint::potential_ghosts_transpose(Field& lambda) {

@@ -20,6 +20,7 @@ void declare_flow_keys(ConfigSchema& s) {
   control::TimeSignal::declare_keys(s, "fluid.body_force_signal", "fluid.body_force");
   BoundarySet::declare_keys(s);
   ObstacleSet::declare_keys(s);
+  declare_actuator_keys(s);
   s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
       .one_of({"rest", "taylor_green", "abc", "poiseuille"});
   s.add("initial.amplitude", ValueType::Real, "1",
@@ -73,6 +74,7 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
                       "fluid.body_force, or remove fluid.body_force_signal");
   params.boundaries = BoundarySet::from_config(cfg, domain.spec());
   params.obstacles = ObstacleSet::from_config(cfg, domain.dim());
+  params.actuators = actuators_from_config(cfg, params.obstacles);
   params.scheme =
       cfg.get_string("time.scheme") == "imex" ? TimeScheme::Rk3CrankNicolson : TimeScheme::SspRk3;
   params.viscous_rtol = cfg.get_real("viscous.rtol");

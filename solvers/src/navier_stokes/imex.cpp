@@ -132,6 +132,14 @@ void inverse_diagonal(const IndexSpace& space, const FieldView& chi, double pena
       });
 }
 
+/// out += scale a b on `space`.
+void add_product(const IndexSpace& space, double scale, const FieldView& a, const FieldView& b,
+                 const FieldView& out) {
+  for_each(
+      "ns::imex_penalty_target", space,
+      KOKKOS_LAMBDA(long i, long j, long k) { out(i, j, k) += scale * a(i, j, k) * b(i, j, k); });
+}
+
 /// out += x on `space`.
 void add_into(const IndexSpace& space, const FieldView& x, const FieldView& out) {
   for_each(
@@ -164,6 +172,8 @@ void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
   potential_ghosts(p);
   auto scope = m_timers.scope("momentum");
   const ImexSubstep& s = kRk3CrankNicolson[k];
+  if (!m_patterns.empty())
+    update_target(); // at the substep's end, where u* is
   require(s.zeta == 0.0 || w_previous != nullptr,
           "imex_right_hand_side: substep needs the previous substep's velocity");
   const int dim = m_domain.dim();
@@ -183,6 +193,10 @@ void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
     // The pressure so far: the projection then adds only its increment, of order dt^2, so that
     // viscous terms and projection nearly commute at the walls too.
     subtract_gradient(m_free[c], p.view(), c, 2.0 * s.alpha * dt, m_spacing, m.out);
+    // The penalty's drive towards the actuators' target: (2 alpha dt / eta) chi U.
+    if (!m_patterns.empty())
+      add_product(m_free[c], 2.0 * s.alpha * dt / m_params.obstacles.eta, m_total_mask[c].view(),
+                  m_target[c].view(), m.out);
   }
 }
 
@@ -295,8 +309,8 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
     if (tape)
       keep_copy(m_p, tape->pressure[k]);
     m_force_time = t0 + imex_substep_middle(k) * dt;
+    m_boundary_time = t0 + imex_substep_end(k) * dt; // u*'s boundary values and target
     imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, m_p, dt, m_rhs);
-    m_boundary_time = t0 + imex_substep_end(k) * dt; // u*'s boundary values
     m_viscous_iterations += viscous_solve(k, dt, m_rhs, *w[k], *out[k]);
     // Force on each body: the momentum the penalty removes in this substep, 2 alpha_k of the
     // step's, sum of (chi_k / eta) u* dV.
@@ -304,7 +318,8 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
       for (int c = 0; c < dim; ++c)
         m_forces[b][c] +=
             2.0 * s.alpha * masked_sum_weight(m_domain) / m_params.obstacles.eta *
-            m_domain.comm().sum(masked_sum(m_free[c], m_masks[b][c], (*out[k])[c].view(), dim));
+            m_domain.comm().sum(
+                masked_sum(m_free[c], m_masks[b][c], (*out[k])[c].view(), dim, m_target[c].view()));
     project(*out[k], 2.0 * s.alpha * dt);
     // p^(k+1) = p^(k) + psi / (2 alpha dt), psi the projection's potential.
     add_scaled(m_psi, 1.0 / (2.0 * s.alpha * dt), m_p);

@@ -73,9 +73,19 @@ void diagonal_plus(const IndexSpace& space, const FieldView& x, const FieldView&
       });
 }
 
-/// dchi -= penalty mu u* on `space`.
+/// dchi -= penalty mu u* on `space`; with the actuators' target U (the right-hand side's
+/// penalty chi U), dchi += penalty mu (U - u*) and dtarget += penalty mu chi.
 void chi_term(const IndexSpace& space, double penalty, const FieldView& mu, const FieldView& ustar,
-              const FieldView& dchi) {
+              const FieldView& dchi, const FieldView& chi, const FieldView& target,
+              const FieldView& dtarget) {
+  if (target.data()) {
+    for_each(
+        "adj::imex_chi_actuated", space, KOKKOS_LAMBDA(long i, long j, long k) {
+          dchi(i, j, k) += penalty * mu(i, j, k) * (target(i, j, k) - ustar(i, j, k));
+          dtarget(i, j, k) += penalty * mu(i, j, k) * chi(i, j, k);
+        });
+    return;
+  }
   for_each(
       "adj::imex_chi", space, KOKKOS_LAMBDA(long i, long j, long k) {
         dchi(i, j, k) -= penalty * mu(i, j, k) * ustar(i, j, k);
@@ -202,7 +212,10 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   m_ns.imex_right_hand_side(k, w, w_previous, p, dt, m_imex_rhs);
   m_ns.viscous_solve(k, dt, m_imex_rhs, w, m_ustar);
   m_ns.prepare(m_ustar);
-  // The forces F_b += 2 alpha V / eta sum mask_b u*.
+  // The forces F_b += 2 alpha V / eta sum mask_b (u* - U).
+  const bool actuated = !params.actuators.empty();
+  for (int c = 0; c < dim && actuated; ++c)
+    fill_value(m_dtarget[c], m_dtarget[c].ghosted(), 0.0);
   if (m_ns.penalised()) {
     const double force_scale = 2.0 * s.alpha * volume / params.obstacles.eta;
     for (std::size_t b = 0; b < m_ns.obstacle_count(); ++b)
@@ -211,7 +224,9 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
         if (seed != 0.0)
           add_force_seed(m_ns.free_faces(c), seed, m_ns.mask(static_cast<int>(b), c),
                          m_ustar[c].view(), dim, lambda_ustar[c].view(),
-                         m_mask_force_gradient[b][c].view());
+                         m_mask_force_gradient[b][c].view(),
+                         actuated ? m_ns.target(c).view() : FieldView(),
+                         actuated ? m_dtarget[c].view() : FieldView());
       }
   }
   // mu = H^-T lambda_u*: the adjoint of the right-hand side.
@@ -225,9 +240,12 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
     const FieldView mu = m_viscous_mu[c].view();
     // The pressure term -2 alpha dt G p on every free face.
     gradient_transpose_gather(free, mu, -2.0 * s.alpha * dt, c, sp, m_gradient_transpose.view());
-    // H depends on chi through its diagonal: dJ/dchi -= mu penalty u*.
+    // H depends on chi through its diagonal: dJ/dchi -= mu penalty u*; the right-hand side
+    // through penalty chi U.
     if (m_ns.penalised())
-      chi_term(free, penalty, mu, m_ustar[c].view(), m_chi_gradient[c].view());
+      chi_term(free, penalty, mu, m_ustar[c].view(), m_chi_gradient[c].view(),
+               m_ns.total_mask(c).view(), actuated ? m_ns.target(c).view() : FieldView(),
+               actuated ? m_dtarget[c].view() : FieldView());
     // mu on the rows of the viscous terms (the convective faces have none).
     viscous_rows(m_ns, c, m_viscous_mu[c], m_masked[c]);
     // nu enters through alpha dt nu (L w + L u*), the body force through 2 alpha dt f.
@@ -249,6 +267,8 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
   }
   transpose_boundary(m_scatter, m_local);
   m_local.nu += dnu;
+  if (actuated)
+    add_actuator_derivatives(m_dtarget);
   potential_ghosts_transpose(m_gradient_transpose);
   axpy(1.0, m_gradient_transpose, lambda_p);
   // dt (gamma N(w) + alpha nu L w) and dt zeta N(w_previous) transposed, gathered into each

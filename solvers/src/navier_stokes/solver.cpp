@@ -32,6 +32,31 @@ Field body_mask(const Domain& domain, Location loc, const Shape& shape, const Ma
   return mask;
 }
 
+/// Pattern G of one actuator (one or two ActuatorPatterns) on every local point of `loc`,
+/// component c.
+Field actuator_field(const Domain& domain, Location loc, int c, const Actuator& a) {
+  Field f(domain, loc, kGhost, "ns::actuator_pattern");
+  const FieldView v = f.view();
+  const GridGeometry g = f.geometry();
+  const ActuatorPattern p0 = a.patterns.at(0);
+  const ActuatorPattern p1 = a.patterns.size() > 1 ? a.patterns[1] : ActuatorPattern{};
+  const bool two = a.patterns.size() > 1;
+  for_each(
+      "ns::actuator_pattern", f.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const double x = g.coordinate(0, i), y = g.coordinate(1, j);
+        v(i, j, k) = p0.value(c, x, y) + (two ? p1.value(c, x, y) : 0.0);
+      });
+  return f;
+}
+
+/// out := sum_k amplitude[k] pattern[k] over the owned points (up to kMaxObstacles * 2 terms).
+void combine_patterns(const std::vector<std::array<Field, 3>>& patterns,
+                      const std::vector<double>& amplitude, int c, Field& out) {
+  fill_value(out, out.ghosted(), 0.0);
+  for (std::size_t k = 0; k < patterns.size(); ++k)
+    axpy(amplitude[k], patterns[k][c], out);
+}
+
 /// Smallest owned value of `f` on any rank. Collective.
 double global_min(const Communicator& comm, const Field& f) {
   const FieldView v = f.view();
@@ -75,6 +100,7 @@ struct MomentumUpdate {
   FieldView u0, us, out, chi;
   double a, b, dt, dt_over_eta, nu, force;
   GridSpacing spacing;
+  FieldView target = FieldView(); ///< the actuators' target velocity (empty: bodies at rest)
 };
 
 /// S: UniformSpacing where every axis is uniform (the stretched grid's tables compiled out).
@@ -90,7 +116,10 @@ void momentum_kernel(const MomentumUpdate& m, const S& sp, const IndexSpace& spa
     for_each(
         "ns::momentum_penalised", space, KOKKOS_LAMBDA(long i, long j, long k) {
           const double r = momentum_tendency(m.v, C, Dim, sp, m.nu, m.force, i, j, k);
-          m.out(i, j, k) = (m.us(i, j, k) + m.dt * r) / (1.0 + m.dt_over_eta * m.chi(i, j, k));
+          const double drive =
+              m.target.data() ? m.dt_over_eta * m.chi(i, j, k) * m.target(i, j, k) : 0.0;
+          m.out(i, j, k) =
+              (m.us(i, j, k) + m.dt * r + drive) / (1.0 + m.dt_over_eta * m.chi(i, j, k));
         });
 }
 
@@ -113,9 +142,11 @@ void momentum_with_outflow(int c, int dim, const MomentumUpdate& m, const IndexS
         "ns::convective_outflow", f.layer, KOKKOS_LAMBDA(long i, long j, long k) {
           const double r = -rate * (m.us(i, j, k) - at(m.us, i, j, k, c, inward));
           const double euler = m.us(i, j, k) + m.dt * r;
+          const double drive =
+              m.target.data() ? m.dt_over_eta * m.chi(i, j, k) * m.target(i, j, k) : 0.0;
           scratch(i, j, k) = m.chi.data() == nullptr
                                  ? m.a * m.u0(i, j, k) + m.b * euler
-                                 : euler / (1.0 + m.dt_over_eta * m.chi(i, j, k));
+                                 : (euler + drive) / (1.0 + m.dt_over_eta * m.chi(i, j, k));
         });
   }
   momentum(c, dim, m, space);
@@ -245,6 +276,22 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
     m_velocity_halo[c]->fill(m_total_mask[c]);
   }
   m_forces.assign(m_masks.size(), {0.0, 0.0, 0.0});
+  for (const Actuator& a : params.actuators) {
+    std::array<Field, 3> pattern;
+    for (int c = 0; c < domain.dim(); ++c)
+      pattern[c] = actuator_field(domain, kFaces[c], c, a);
+    m_patterns.push_back(pattern);
+  }
+  for (int c = 0; c < domain.dim() && !m_patterns.empty(); ++c)
+    m_target[c] = Field(domain, kFaces[c], kGhost, "ns::target");
+}
+
+void NavierStokes::update_target() {
+  std::vector<double> amplitude;
+  for (const Actuator& a : m_params.actuators)
+    amplitude.push_back(a.amplitude(m_boundary_time));
+  for (int c = 0; c < m_domain.dim(); ++c)
+    combine_patterns(m_patterns, amplitude, c, m_target[c]);
 }
 
 void NavierStokes::prepare(std::array<Field, 3>& u) {
@@ -317,6 +364,8 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
   const Velocity v = velocity_views(us);
   const int dim = m_domain.dim();
   const double nu = m_params.nu;
+  if (!m_patterns.empty())
+    update_target(); // at the stage's time
   for (int c = 0; c < dim; ++c) {
     const FieldView u0v = u0[c].view(), ov = out[c].view();
     MomentumUpdate m{v, u0v, us[c].view(), ov, FieldView(),   a,
@@ -333,6 +382,7 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
     const bool only_up = a == 0.0 && b == 1.0 && force_weight == 0.0;
     const FieldView up = only_up ? ov : m_penalised[c].view();
     m.chi = m_total_mask[c].view();
+    m.target = m_target[c].view();
     m.out = up;
     m.dt_over_eta = dt / m_params.obstacles.eta;
     momentum_with_outflow(c, dim, m, m_free[c], convective, scratch);
@@ -341,8 +391,9 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
     // Force on each body: the momentum the penalty removes, sum of (chi_k / eta) u_p dV.
     const double weight = masked_sum_weight(m_domain);
     for (std::size_t k = 0; k < m_masks.size(); ++k)
-      m_forces[k][c] += force_weight * weight / m_params.obstacles.eta *
-                        m_domain.comm().sum(masked_sum(m_free[c], m_masks[k][c], up, dim));
+      m_forces[k][c] +=
+          force_weight * weight / m_params.obstacles.eta *
+          m_domain.comm().sum(masked_sum(m_free[c], m_masks[k][c], up, dim, m_target[c].view()));
     for_each(
         "ns::stage_combination", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
           ov(i, j, k) = a * u0v(i, j, k) + b * up(i, j, k);
@@ -475,8 +526,8 @@ void NavierStokes::step_ssp_rk3(double dt, StepTape* tape) {
   for (int s = 0; s < 3; ++s) {
     const RungeKuttaStage& r = kSspRk3[s];
     m_force_time = t0 + ssp_stage_start(s) * dt;
+    m_boundary_time = t0 + r.c * dt; // the stage's time: its penalty target, its boundaries
     euler_combination(r.a, m_u, r.b, *previous, dt, *stage_out[s], r.force_weight);
-    m_boundary_time = t0 + r.c * dt;
     project(*stage_out[s], r.b * dt);
     if (s == 2)
       break;
@@ -539,9 +590,17 @@ double masked_sum_weight(const Domain& domain) {
   return domain.all_uniform() ? volume : 1.0;
 }
 
-double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim) {
+double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim,
+                  const FieldView& target) {
   const FieldView m = mask.view();
   const GridGeometry g = mask.geometry();
+  if (target.data())
+    return local_sum(
+        "ns::obstacle_force_actuated", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          const double volume =
+              g.uniform[0] && g.uniform[1] && g.uniform[2] ? 1.0 : g.control_volume(dim, i, j, k);
+          acc += m(i, j, k) * (u(i, j, k) - target(i, j, k)) * volume;
+        });
   if (g.uniform[0] && g.uniform[1] && g.uniform[2])
     return local_sum(
         "ns::obstacle_force", space,

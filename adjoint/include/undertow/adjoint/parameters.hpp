@@ -3,7 +3,8 @@
 /// The parameters of a gradient by name, and the checks built on them: a Taylor remainder test
 /// in a direction and central finite differences. Scalar parameters are named as in the case
 /// file: "fluid.nu", "fluid.body_force_x", "boundary.x_lo.velocity_x", "obstacle1.radius", the
-/// coefficients of a face's control signal "boundary.x_lo.signal_J", ...; each belongs to a
+/// coefficients of a face's control signal "boundary.x_lo.signal_J", an actuator's scale and
+/// signal "obstacle1.rotation_rate", "obstacle1.jet_signal_J", ...; each belongs to a
 /// group (nu, body_force, boundary, control, shape); the field-valued initial velocity
 /// and Brinkman design field form the groups "initial" and "design".
 
@@ -18,12 +19,21 @@ namespace undertow {
 namespace adjoint {
 
 struct ScalarParameter {
-  enum class Kind { Nu, BodyForce, BodyForceSignal, BoundaryVelocity, BoundarySignal, Shape };
+  enum class Kind {
+    Nu,
+    BodyForce,
+    BodyForceSignal,
+    BoundaryVelocity,
+    BoundarySignal,
+    ActuatorScale,
+    ActuatorSignal,
+    Shape
+  };
   std::string name;  ///< e.g. "obstacle1.radius", "boundary.x_lo.signal_2"
   std::string group; ///< nu, body_force, boundary, control (signal coefficients), shape
   double scale;      ///< a typical size of a change (for directions and finite differences)
   Kind kind;
-  int a = 0;        ///< axis (body force), face (boundary, its signal), obstacle (shape)
+  int a = 0;        ///< axis (body force), face (boundary, its signal), actuator, obstacle (shape)
   int b = 0;        ///< component (boundary), coefficient (signal), parameter index (shape)
   int position = 0; ///< shape: index in shape_parameters(), as in Gradient::shape
 };

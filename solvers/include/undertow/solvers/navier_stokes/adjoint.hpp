@@ -34,6 +34,10 @@ struct FlowGradient {
   std::array<std::vector<double>, 6> boundary_signal;
   /// The coefficients of the body force's control signal [J]; empty where it is constant.
   std::vector<double> body_force_signal;
+  /// Per actuator (NavierStokesParams::actuators): dJ/d(its scale) [J / (rad/s) or J / (m/s)]
+  /// and dJ/d(its signal's coefficients) [J].
+  std::vector<double> actuator_scale;
+  std::vector<std::vector<double>> actuator_signal;
 };
 
 /// Where an objective's derivative with respect to the forces of one step enters its adjoint:
@@ -97,6 +101,11 @@ class NavierStokesAdjoint {
   /// force_time(), to the gradient: S a(t) to dJ/df_c and S f_c phi_j(t) to the signal's
   /// coefficients. Not collective.
   void add_body_force_derivative(int component, double sum);
+  /// Adds the derivatives with respect to every actuator's amplitude A_k at the forward
+  /// solver's boundary_time(), sum over the free faces of dtarget . G_k (dtarget = dJ/dU, the
+  /// actuators' target velocity): a_k(t) S to dJ/d(scale_k) and scale_k phi_j(t) S to its
+  /// signal's coefficients. Collective only in that every rank must call it.
+  void add_actuator_derivatives(const Velocity3& dtarget);
   /// Transpose of NavierStokes::potential_ghosts: the outflow ghosts, then the halo
   /// (scatter_add). Collective.
   void potential_ghosts_transpose(Field& lambda);
@@ -145,6 +154,7 @@ class NavierStokesAdjoint {
   Velocity3 m_chi_gradient;
   std::vector<Velocity3> m_mask_force_gradient;
   Velocity3 m_euler;    ///< scratch: the (penalised) Euler step of the stage being transposed
+  Velocity3 m_dtarget;  ///< scratch: dJ/dU of the stage being transposed (with actuators)
   Velocity3 m_lambda_e; ///< scratch: its adjoint
   Velocity3 m_stage1, m_stage2, m_start; ///< adjoints of the stages and of u_n
   Field m_lambda_psi;                    ///< adjoint of psi

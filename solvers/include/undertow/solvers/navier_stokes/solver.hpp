@@ -36,6 +36,7 @@
 #include "undertow/core/log.hpp"
 #include "undertow/solvers/linear/field_bicgstab.hpp"
 #include "undertow/solvers/linear/pressure_poisson.hpp"
+#include "undertow/solvers/navier_stokes/actuators.hpp"
 #include "undertow/solvers/navier_stokes/boundary.hpp"
 #include "undertow/solvers/navier_stokes/obstacles.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
@@ -121,7 +122,10 @@ struct NavierStokesParams {
   /// a(t): the body force at time t is body_force * a(t), taken at each stage's force_time().
   control::TimeSignal body_force_signal;
   BoundarySet boundaries;
-  ObstacleSet obstacles;        ///< Brinkman-penalised bodies (may be empty)
+  ObstacleSet obstacles; ///< Brinkman-penalised bodies (may be empty)
+  /// Rotation and jets of bodies: the penalty's target velocity (actuators.hpp), taken at the
+  /// time of each stage's velocity (boundary_time()).
+  std::vector<Actuator> actuators;
   linear::PoissonSpec pressure; ///< faces are set from `boundaries`
   TimeScheme scheme = TimeScheme::SspRk3;
   double viscous_rtol = 1e-10;      ///< relative residual of the implicit viscous solves
@@ -228,6 +232,13 @@ class NavierStokes {
   /// m^3/s^2 per unit span in 2D]: the momentum the penalty removed, with the SSP-RK3 weights of
   /// the stages (1/6, 1/6, 2/3).
   const std::vector<std::array<double, 3>>& forces() const { return m_forces; }
+  /// The actuators' target velocity U on the faces of component c at boundary_time() (owned
+  /// faces; empty without actuators): what the last penalised step drove the bodies towards.
+  const Field& target(int c) const { return m_target[c]; }
+  /// Pattern G of actuator k on the faces of component c (every local face).
+  const Field& actuator_pattern(std::size_t k, int c) const { return m_patterns[k][c]; }
+  /// Sets target() to sum_k A_k(t) G_k at t = boundary_time(). Not collective.
+  void update_target();
   /// Mask of obstacle k on the faces of component c (1 inside, 0 outside).
   const Field& mask(int k, int c) const { return m_masks[k][c]; }
   /// Pressure solver iterations of the last step, summed over its three stages.
@@ -288,11 +299,13 @@ class NavierStokes {
   std::array<IndexSpace, 3> m_free; ///< faces the momentum equation updates, per component
   /// The convective outflow faces on this rank, per component (convective_faces).
   std::array<std::vector<ConvectiveFace>, 3> m_convective;
-  std::vector<std::array<Field, 3>> m_masks; ///< per obstacle and component
-  std::array<Field, 3> m_total_mask;         ///< chi, the union of the masks and the design
-  std::array<Field, 3> m_design_face;        ///< the design field on the faces
-  std::array<Field, 3> m_penalised;          ///< penalised Euler step of the current stage
-  std::array<Field, 3> m_outflow_scratch;    ///< convective outflow values of the current stage
+  std::vector<std::array<Field, 3>> m_masks;    ///< per obstacle and component
+  std::array<Field, 3> m_total_mask;            ///< chi, the union of the masks and the design
+  std::array<Field, 3> m_design_face;           ///< the design field on the faces
+  std::array<Field, 3> m_penalised;             ///< penalised Euler step of the current stage
+  std::vector<std::array<Field, 3>> m_patterns; ///< per actuator and component
+  std::array<Field, 3> m_target;                ///< the actuators' target velocity
+  std::array<Field, 3> m_outflow_scratch;       ///< convective outflow values of the current stage
   std::vector<std::array<double, 3>> m_forces;
   bool m_penalised_flow = false;
   linear::PressurePoisson m_poisson;
@@ -316,8 +329,9 @@ void keep_copy(const Field& src, Field& dst);
 
 /// Sum over `space` of mask * u, each term times its face's control volume on a stretched grid
 /// (on a uniform grid the caller multiplies by the one volume) [the unit of u, times m^dim on a
-/// stretched grid]. Local: not collective.
-double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim);
+/// stretched grid]. With `target`, of mask * (u - target). Local: not collective.
+double masked_sum(const IndexSpace& space, const Field& mask, const FieldView& u, int dim,
+                  const FieldView& target = FieldView());
 /// What masked_sum's caller multiplies it by: the volume of every face's control volume on a
 /// uniform grid [m^dim], 1 on a stretched one (whose volumes masked_sum takes). Not collective.
 double masked_sum_weight(const Domain& domain);
