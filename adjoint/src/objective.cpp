@@ -102,16 +102,23 @@ void axpy_all(double a, const Field& x, Field& y) {
 }
 
 /// Force coefficient 2 F_a / (U^2 L) of one obstacle along one axis (drag, lift, side force).
+/// C = scale F_axis of one obstacle, or C^2 (`squared`: averaged over a window, the mean
+/// square, whose root is the RMS of a fluctuation about zero).
 class ForceCoefficient : public Objective {
  public:
-  ForceCoefficient(int obstacle, int axis, double scale, std::string name)
-      : m_k(obstacle), m_axis(axis), m_scale(scale), m_name(std::move(name)) {}
+  ForceCoefficient(int obstacle, int axis, double scale, std::string name, bool squared = false)
+      : m_k(obstacle), m_axis(axis), m_scale(scale), m_name(std::move(name)), m_squared(squared) {}
   std::string describe() const override {
-    return m_name + " coefficient of obstacle " + std::to_string(m_k + 1);
+    return m_name + (m_squared ? " (the square of the coefficient)" : " coefficient") +
+           " of obstacle " + std::to_string(m_k + 1);
   }
-  double value(const StepState& s) override { return m_scale * (*s.forces)[m_k][m_axis]; }
-  void add_derivative(const StepState&, double weight, StepSeeds& seeds) override {
-    seeds.force[m_k][m_axis] += weight * m_scale;
+  double value(const StepState& s) override {
+    const double c = m_scale * (*s.forces)[m_k][m_axis];
+    return m_squared ? c * c : c;
+  }
+  void add_derivative(const StepState& s, double weight, StepSeeds& seeds) override {
+    const double c = m_scale * (*s.forces)[m_k][m_axis];
+    seeds.force[m_k][m_axis] += weight * m_scale * (m_squared ? 2.0 * c : 1.0);
     seeds.has_force = true;
   }
 
@@ -119,6 +126,7 @@ class ForceCoefficient : public Objective {
   int m_k, m_axis;
   double m_scale;
   std::string m_name;
+  bool m_squared;
 };
 
 /// seed += scale u dV over the owned points (dV the control volume of each).
@@ -437,8 +445,8 @@ double force_scale(const ObjectiveContext& ctx) {
                                             : ctx.config.get_real("forces.reference_area")));
 }
 
-ObjectiveFactory force_factory(int axis, const std::string& name) {
-  return [axis, name](const ObjectiveContext& ctx) -> std::unique_ptr<Objective> {
+ObjectiveFactory force_factory(int axis, const std::string& name, bool squared = false) {
+  return [axis, name, squared](const ObjectiveContext& ctx) -> std::unique_ptr<Objective> {
     const long k = ctx.config.get_int("objective.obstacle");
     if (k < 1 || k > static_cast<long>(ctx.ns.obstacle_count()))
       throw ConfigError("objective.obstacle = " + std::to_string(k) + ": the case has " +
@@ -446,7 +454,8 @@ ObjectiveFactory force_factory(int axis, const std::string& name) {
                         " needs one ([obstacle1] ...)");
     if (axis >= ctx.ns.domain().dim())
       throw ConfigError("objective term '" + name + "' needs a 3D domain");
-    return force_coefficient(static_cast<int>(k - 1), axis, force_scale(ctx), name);
+    return std::make_unique<ForceCoefficient>(static_cast<int>(k - 1), axis, force_scale(ctx), name,
+                                              squared);
   };
 }
 
@@ -457,6 +466,10 @@ std::map<std::string, Registered>& registry() {
         force_factory(0, "drag")}},
       {"lift",
        {"force coefficient along y of obstacle objective.obstacle", force_factory(1, "lift")}},
+      {"lift_squared",
+       {"the square of the lift coefficient of obstacle objective.obstacle; with objective.time "
+        "= average its mean square (the squared RMS of a lift that oscillates about zero)",
+        force_factory(1, "lift", true)}},
       {"side_force",
        {"force coefficient along z of obstacle objective.obstacle (3D)",
         force_factory(2, "side_force")}},

@@ -16,9 +16,11 @@
 #include "undertow/io/csv.hpp"
 #include "undertow/io/files.hpp"
 #include "undertow/io/json.hpp"
+#include "undertow/optimisation/control_design.hpp"
 #include "undertow/optimisation/reduced_objective.hpp"
 #include "undertow/optimisation/shape_optimiser.hpp"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
@@ -36,7 +38,7 @@ using optimisation::Evaluation;
 using optimisation::IterationRecord;
 
 struct OptimizeOptions {
-  std::string case_file, output, report, resume;
+  std::string case_file, output, report, resume, restart;
   std::vector<std::string> overrides;
   bool taylor = false;
   long stop_after_evaluations = -1, fail_evaluation = -1;
@@ -51,6 +53,9 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Optim
       "resume", po::value<std::string>(),
       "continue an interrupted optimisation from the evaluation journal in this directory "
       "(its output directory); same case, --set options and rank count")(
+      "restart", po::value<std::string>(),
+      "start every design's run from this restart file's velocity (e.g. a developed vortex "
+      "street, for the controls of a flow); times count from there")(
       "taylor", po::bool_switch(),
       "Taylor remainder tests of J(x) at the initial and the final design; exit 1 if a rate is "
       "below adjoint.taylor_min_rate")("help,h", "print this help");
@@ -60,16 +65,19 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Optim
       "fail-evaluation", po::value<long>(),
       "testing aid: the flow solve of this evaluation (1-based) fails as a diverged one");
   po::variables_map vm;
-  if (!parse_case_command(comm, args, "optimize",
-                          "undertow optimize CASE.ini [--resume DIR] [--taylor] [--set "
-                          "section.key=value ...] [--output DIR] [--report FILE.json]",
-                          d, hidden, vm))
+  if (!parse_case_command(
+          comm, args, "optimize",
+          "undertow optimize CASE.ini [--resume DIR] [--restart FILE.h5] [--taylor] [--set "
+          "section.key=value ...] [--output DIR] [--report FILE.json]",
+          d, hidden, vm))
     return false;
   o.case_file = vm["case"].as<std::string>();
   if (vm.count("set"))
     o.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("output"))
     o.output = vm["output"].as<std::string>();
+  if (vm.count("restart"))
+    o.restart = vm["restart"].as<std::string>();
   if (vm.count("report"))
     o.report = vm["report"].as<std::string>();
   if (vm.count("resume"))
@@ -86,6 +94,14 @@ bool parse(const Communicator& comm, const std::vector<std::string>& args, Optim
 /// the coefficients.
 void bounds_from(const Config& cfg, const optimisation::ShapeDesign& design,
                  std::vector<double>& lo, std::vector<double>& hi) {
+  if (!design.has_shape()) { // controls
+    const auto b = cfg.get_real_list("design.control_bounds");
+    if (!(b[1] > b[0]))
+      throw ConfigError("design.control_bounds needs lower < upper");
+    lo.assign(design.names().size(), b[0]);
+    hi.assign(design.names().size(), b[1]);
+    return;
+  }
   const auto radius = cfg.get_real_list("design.radius_bounds");
   if (radius.size() != 2 || !(radius[0] > 0) || !(radius[1] > radius[0]))
     throw ConfigError("design.radius_bounds needs two numbers 0 < lower < upper [m]");
@@ -131,6 +147,8 @@ void write_outline(const Communicator& comm, const optimisation::ShapeDesign& de
 /// --set options that give `undertow run` the design x (the star's radius and coefficients, the
 /// CST angle and weights, the spline's centre and radii) in `dim` dimensions.
 std::string design_as_settings(const Control& m, int obstacle, int dim) {
+  if (obstacle < 0 || obstacle >= static_cast<int>(m.flow.obstacles.shapes.size()))
+    return "";
   const navier_stokes::Shape& s = m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)];
   const std::string key = "obstacle" + std::to_string(obstacle + 1);
   if (s.kind == navier_stokes::ShapeKind::Cst) {
@@ -157,6 +175,43 @@ std::string design_as_settings(const Control& m, int obstacle, int dim) {
   return out;
 }
 
+/// --set options that give `undertow run` the controls `names` of m: each signal's whole
+/// coefficient list, each actuator's scale.
+std::string controls_as_settings(const Control& m, const std::vector<std::string>& names, int dim) {
+  using Kind = adjoint::ScalarParameter::Kind;
+  const char* faces[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  const auto list = adjoint::scalar_parameters(m, dim);
+  std::vector<std::string> settings;
+  const auto values = [](const std::vector<double>& v) {
+    std::string out;
+    for (std::size_t j = 0; j < v.size(); ++j)
+      out += (j ? "," : "") + format("%.17g", v[j]);
+    return out;
+  };
+  for (const std::string& name : names)
+    for (const auto& p : list) {
+      if (p.name != name)
+        continue;
+      std::string s;
+      if (p.kind == Kind::BoundarySignal)
+        s = std::string("boundary.") + faces[p.a] +
+            "_signal_values=" + values(m.flow.boundaries.face[p.a].signal.coefficients);
+      else if (p.kind == Kind::BodyForceSignal)
+        s = "fluid.body_force_signal_values=" + values(m.flow.body_force_signal.coefficients);
+      else if (p.kind == Kind::ActuatorSignal)
+        s = m.flow.actuators[p.a].name() +
+            "_signal_values=" + values(m.flow.actuators[p.a].signal.coefficients);
+      else if (p.kind == Kind::ActuatorScale)
+        s = name + format("=%.17g", m.flow.actuators[p.a].scale);
+      if (!s.empty() && std::find(settings.begin(), settings.end(), s) == settings.end())
+        settings.push_back(s);
+    }
+  std::string out;
+  for (const auto& s : settings)
+    out += (out.empty() ? "--set " : " --set ") + s;
+  return out;
+}
+
 } // namespace
 
 void declare_optimize_keys(ConfigSchema& s) {
@@ -164,8 +219,19 @@ void declare_optimize_keys(ConfigSchema& s) {
         "undertow optimize: how the design variables set the shape; fourier_star: the radius "
         "r0 and Fourier coefficients of a star obstacle (shape = star); cst_airfoil: the "
         "angle of attack and Bernstein weights of a CST airfoil (shape = cst); spline_radii: "
-        "the control radii of a B-spline body (shape = spline), which can form pointed ends")
-      .one_of({"fourier_star", "cst_airfoil", "spline_radii"});
+        "the control radii of a B-spline body (shape = spline), which can form pointed ends; "
+        "control: time-dependent controls, the coefficients of control signals and the "
+        "actuators' rates and velocities (open-loop optimal control, docs/control.md)")
+      .one_of({"fourier_star", "cst_airfoil", "spline_radii", "control"});
+  s.add("design.control_bounds", ValueType::RealList, "-10 10",
+        "undertow optimize, parameterisation = control: lower and upper bound of every control "
+        "variable (in its own unit: 1 for a signal's coefficient, rad/s or m/s for a scale)")
+      .items(2, 2);
+  s.add("optimize.effort_weight", ValueType::Real, "0",
+        "undertow optimize, parameterisation = control: w of the actuation effort w (1/T) int "
+        "sum_k A_k(t)^2 dt added to J, A_k the actuators' amplitudes (rotation rates [rad/s], "
+        "jet velocities [m/s]) over the run [J per unit^2]")
+      .at_least(0);
   s.add("design.obstacle", ValueType::Integer, "1", "undertow optimize: the obstacle designed")
       .at_least(1);
   s.add("design.variables", ValueType::String, "cos_coeff_2 cos_coeff_3 cos_coeff_4",
@@ -258,6 +324,22 @@ std::unique_ptr<optimisation::ShapeDesign> design_from(const Config& cfg, const 
       if (variables[i] == variables[j])
         throw ConfigError("design.variables names '" + variables[i] +
                           "' twice: name each design variable once");
+  if (cfg.get_string("design.parameterisation") == "control") {
+    if (area_mode == "almm")
+      throw ConfigError("optimize.area = almm holds a body's area, which a control design does "
+                        "not change; use fixed or free");
+    if (cfg.get_string("optimize.objective") != "weighted")
+      throw ConfigError("design.parameterisation = control takes optimize.objective = weighted "
+                        "(the case's objective terms, e.g. drag lift_squared, plus "
+                        "optimize.effort_weight times the actuation effort)");
+    if (cfg.get_real("design.min_thickness") > 0)
+      throw ConfigError("design.min_thickness constrains a body's shape, which a control design "
+                        "does not change; remove it");
+    const int body = obstacle < static_cast<int>(m0.flow.obstacles.shapes.size()) ? obstacle : -1;
+    return optimisation::make_control_design(m0, dim, body, variables,
+                                             cfg.get_real("optimize.effort_weight"),
+                                             cfg.get_real("time.t_end"));
+  }
   if (cst)
     return optimisation::make_cst_design(m0, dim, obstacle, variables);
   if (cfg.get_string("design.parameterisation") == "spline_radii")
@@ -306,9 +388,10 @@ std::string describe(const Config& cfg, const optimisation::ShapeDesign& design,
   const bool at_lift = cfg.get_string("optimize.objective") == "drag_at_lift";
   const bool almm = settings.hold_area || at_lift || settings.min_thickness > 0;
   return "design: " + design.describe() +
-         (area_mode == "fixed"  ? "; area held exactly"
-          : area_mode == "almm" ? "; area held by TAOALMM"
-                                : "; area free") +
+         (!design.has_shape()    ? std::string("; the bodies do not change")
+          : area_mode == "fixed" ? "; area held exactly"
+          : area_mode == "almm"  ? "; area held by TAOALMM"
+                                 : "; area free") +
          (at_lift ? "; lift held by TAOALMM" : "") +
          (settings.min_thickness > 0
               ? format("; thickness >= %g m at %.0f stations (TAOALMM)", settings.min_thickness,
@@ -480,7 +563,11 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
   for (std::size_t i = 0; i < names.size(); ++i)
     final_design += " " + names[i] + format(" = %.12e", result.x[i]);
   log.info(final_design);
-  log.info(format("area %.6e m^2 (initial %.6e m^2)", design.area(result.x), design.area(x0)));
+  if (design.has_shape())
+    log.info(format("area %.6e m^2 (initial %.6e m^2)", design.area(result.x), design.area(x0)));
+  else
+    log.info(format("actuation effort %.6e (initial %.6e)", design.regulariser(result.x, nullptr),
+                    design.regulariser(x0, nullptr)));
   if (settings.min_thickness > 0) {
     const auto t = design.thickness(result.x, settings.thickness_stations);
     log.info(format("least thickness %.6e m at the stations (at least %.6e m)",
@@ -491,9 +578,12 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
     log.info(format("lift: C_L = %.10e (target %.10e)",
                     target + optimiser.evaluate(result.x).constraints[0], target));
   }
-  const std::string run_settings = design_as_settings(
-      J.parameters(result.x), static_cast<int>(job.config.get_int("design.obstacle")) - 1,
-      job.domain.dim());
+  const std::string run_settings =
+      design.has_shape()
+          ? design_as_settings(J.parameters(result.x),
+                               static_cast<int>(job.config.get_int("design.obstacle")) - 1,
+                               job.domain.dim())
+          : controls_as_settings(J.parameters(result.x), names, job.domain.dim());
   run_on_root(job.domain.comm(),
               [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
   record.outline(result.x, dir + "/shapes/final.csv");
@@ -596,7 +686,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
     return kSuccess;
   const LoadedCase loaded =
       load_case(comm, opt.case_file, opt.overrides, !opt.resume.empty() ? opt.resume : opt.output);
-  AdjointJob job(comm, loaded, "optimize", opt.case_file, "", 0);
+  AdjointJob job(comm, loaded, "optimize", opt.case_file, opt.restart, 0);
   const Config& cfg = loaded.config;
   const std::string& dir = loaded.output_dir;
   // A --resume of a folder that is not this case's run is refused before anything is written.
@@ -662,6 +752,8 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
         {journal.size() > 0 ? "--resume" : "--output", dir}};
     if (opt.taylor)
       options.emplace_back("--taylor", "");
+    if (!opt.restart.empty())
+      options.emplace_back("--restart", opt.restart);
     if (!opt.report.empty())
       options.emplace_back("--report", opt.report);
     throw Stopped(

@@ -26,7 +26,7 @@ std::array<double, 2> ReducedObjective::lift_and_drag(const Control& m, bool pos
 
 namespace {
 
-/// The case's objective sum.
+/// The case's objective sum, plus the design's regulariser (a control design's effort).
 class WeightedObjective : public ReducedObjective {
  public:
   using ReducedObjective::ReducedObjective;
@@ -34,12 +34,12 @@ class WeightedObjective : public ReducedObjective {
     const Gradient g = m_driver.gradient(parameters(x), m_dts);
     Evaluation e;
     e.x = x;
-    e.objective = g.objective;
     e.gradient = m_design.chain(g, x);
+    e.objective = g.objective + m_design.regulariser(x, &e.gradient);
     return e;
   }
   std::vector<double> values(const std::vector<double>& x) override {
-    return {m_driver.objective(parameters(x), m_dts)};
+    return {m_driver.objective(parameters(x), m_dts) + m_design.regulariser(x, nullptr)};
   }
 };
 

@@ -63,6 +63,16 @@ class ShapeDesign {
   /// The stations of a thickness constraint whose case names none: every 10 degrees of a star,
   /// psi = 0.1, 0.2, ..., 0.6 of an airfoil. Not collective.
   virtual std::vector<double> default_thickness_stations() const = 0;
+  /// False for a design that does not change a body (a control design, control_design.hpp):
+  /// its area, outline and thickness are not reported. Not collective.
+  virtual bool has_shape() const { return true; }
+  /// A term the design adds to J(x) (the actuation effort of a control design; 0 for a shape),
+  /// and its gradient added into `gradient` when not null. Not collective.
+  virtual double regulariser(const std::vector<double>& x, std::vector<double>* gradient) const {
+    (void)x;
+    (void)gradient;
+    return 0.0;
+  }
 };
 
 /// A star-shaped body r(theta) = r0 + sum_k a_k cos k theta + b_k sin k theta (0-based index
