@@ -28,9 +28,10 @@ void declare_adjoint_keys(ConfigSchema& s) {
         "boundary, control, shape, initial, design, all); groups the case does not have are "
         "skipped");
   s.add("adjoint.taylor_eps", ValueType::Real, "0.5",
-        "undertow gradient --taylor: the first eps, as a fraction of each parameter's typical "
-        "change (10% of its value: eps = 0.5 changes it by up to 5%; the initial-field "
-        "direction has amplitude 0.05 * adjoint.velocity_scale)")
+        "undertow gradient --taylor (and optimize --taylor of a control design): the first eps, "
+        "as a fraction of each parameter's typical change (10% of its value, 0.1 for a control "
+        "signal's coefficient: eps = 0.5 changes it by up to 5%; the initial-field direction "
+        "has amplitude 0.05 * adjoint.velocity_scale)")
       .above(0);
   s.add("adjoint.taylor_shape_eps", ValueType::Real, "0.002",
         "undertow gradient --taylor: the first eps of the shape group (smaller: with a stiff "
