@@ -339,26 +339,8 @@ TEST(AdjointPieces, EulerStepWithAdvectionDiffusionPenaltyAndForces) {
 /// degrees wide) to the body of make_params(dim, kind, true), as actuators_from_config would.
 void add_actuators(NavierStokesParams& p, double rotation, double jet) {
   const Shape& body = p.obstacles.shapes.at(0);
-  ActuatorPattern base;
-  base.centre[0] = body.centre[0];
-  base.centre[1] = body.centre[1];
-  base.reach = 1.5 * body.radius;
-  Actuator spin;
-  spin.kind = ActuatorKind::Rotation;
-  spin.scale = rotation;
-  spin.patterns = {base};
-  Actuator jets;
-  jets.kind = ActuatorKind::Jets;
-  jets.scale = jet;
-  for (int j = 0; j < 2; ++j) {
-    ActuatorPattern q = base;
-    q.rotation = 0;
-    q.angle = (45.0 + 180.0 * j) * M_PI / 180.0;
-    q.width = M_PI / 3.0;
-    q.sign = j == 0 ? 1.0 : -1.0;
-    jets.patterns.push_back(q);
-  }
-  p.actuators = {spin, jets};
+  p.actuators = {rotation_actuator(0, body, rotation),
+                 jet_pair(0, body, M_PI / 4.0, 5.0 * M_PI / 4.0, M_PI / 3.0, jet)};
 }
 
 // The actuators' target velocity in the penalised Euler step and its force: both are affine in

@@ -8,14 +8,38 @@
 namespace undertow {
 namespace navier_stokes {
 
-namespace {
-std::string section(int k) {
-  return "obstacle" + std::to_string(k + 1);
-}
-} // namespace
-
 std::string Actuator::name() const {
-  return section(body) + (kind == ActuatorKind::Rotation ? ".rotation" : ".jet");
+  return obstacle_section(body) + (kind == ActuatorKind::Rotation ? ".rotation" : ".jet");
+}
+
+Actuator rotation_actuator(int body, const Shape& shape, double rate) {
+  Actuator a;
+  a.kind = ActuatorKind::Rotation;
+  a.body = body;
+  a.scale = rate;
+  ActuatorPattern p;
+  p.rotation = 1;
+  p.centre[0] = shape.centre[0];
+  p.centre[1] = shape.centre[1];
+  p.reach = 1.5 * shape.radius;
+  a.patterns = {p};
+  return a;
+}
+
+Actuator jet_pair(int body, const Shape& shape, double first_angle, double second_angle,
+                  double width, double velocity) {
+  Actuator a = rotation_actuator(body, shape, velocity);
+  a.kind = ActuatorKind::Jets;
+  ActuatorPattern p = a.patterns[0];
+  a.patterns.clear();
+  p.rotation = 0;
+  p.width = width;
+  for (int j = 0; j < 2; ++j) {
+    p.angle = j == 0 ? first_angle : second_angle;
+    p.sign = j == 0 ? 1.0 : -1.0;
+    a.patterns.push_back(p);
+  }
+  return a;
 }
 
 double Actuator::pattern(int c, double x, double y) const {
@@ -27,7 +51,7 @@ double Actuator::pattern(int c, double x, double y) const {
 
 void declare_actuator_keys(ConfigSchema& s) {
   for (int k = 0; k < kMaxObstacles; ++k) {
-    const std::string o = section(k);
+    const std::string o = obstacle_section(k);
     s.add(o + ".rotation_rate", ValueType::Real, "0",
           "rigid rotation of the body (a circle) at this angular velocity, counter-clockwise "
           "about its centre (the z axis in 3D), times " +
@@ -55,7 +79,7 @@ std::vector<Actuator> actuators_from_config(const Config& c, const ObstacleSet& 
   std::vector<Actuator> out;
   int body = -1; // index among the obstacles read (those whose shape is not none)
   for (int k = 0; k < kMaxObstacles; ++k) {
-    const std::string o = section(k);
+    const std::string o = obstacle_section(k);
     if (c.get_string(o + ".shape") == "none") {
       for (const char* key : {".rotation_rate", ".jet_angles", ".jet_velocity"})
         if (c.is_given(o + key))
@@ -70,13 +94,8 @@ std::vector<Actuator> actuators_from_config(const Config& c, const ObstacleSet& 
     const bool jets = !angles.empty();
     std::vector<Actuator> mine;
     if (rotates) {
-      Actuator a;
-      a.kind = ActuatorKind::Rotation;
-      a.scale = c.get_real(o + ".rotation_rate");
+      Actuator a = rotation_actuator(body, shape, c.get_real(o + ".rotation_rate"));
       a.signal = control::TimeSignal::from_config(c, o + ".rotation_signal");
-      ActuatorPattern p;
-      p.rotation = 1;
-      a.patterns = {p};
       mine.push_back(a);
     } else if (c.get_string(o + ".rotation_signal") != "constant") {
       throw ConfigError(o + ".rotation_signal multiplies " + o +
@@ -97,18 +116,9 @@ std::vector<Actuator> actuators_from_config(const Config& c, const ObstacleSet& 
       if (c.get_real(o + ".jet_velocity") == 0.0)
         throw ConfigError(o + ".jet_angles are given but " + o +
                           ".jet_velocity = 0: set the jets' peak velocity [m/s]");
-      Actuator a;
-      a.kind = ActuatorKind::Jets;
-      a.scale = c.get_real(o + ".jet_velocity");
+      Actuator a = jet_pair(body, shape, angles[0] * math::pi / 180.0, angles[1] * math::pi / 180.0,
+                            width, c.get_real(o + ".jet_velocity"));
       a.signal = control::TimeSignal::from_config(c, o + ".jet_signal");
-      for (int j = 0; j < 2; ++j) {
-        ActuatorPattern p;
-        p.rotation = 0;
-        p.angle = angles[j] * math::pi / 180.0;
-        p.width = width;
-        p.sign = j == 0 ? 1.0 : -1.0;
-        a.patterns.push_back(p);
-      }
       mine.push_back(a);
     } else {
       for (const char* key : {".jet_velocity", ".jet_signal"})
@@ -122,12 +132,6 @@ std::vector<Actuator> actuators_from_config(const Config& c, const ObstacleSet& 
       throw ConfigError(o + ": rotation and jets act on bodies of shape circle; " + o +
                         ".shape is not one");
     for (Actuator& a : mine) {
-      a.body = body;
-      for (ActuatorPattern& p : a.patterns) {
-        p.centre[0] = shape.centre[0];
-        p.centre[1] = shape.centre[1];
-        p.reach = 1.5 * shape.radius;
-      }
       // Another body within the reach would be driven too.
       for (std::size_t other = 0; other < obstacles.shapes.size(); ++other) {
         if (static_cast<int>(other) == body)

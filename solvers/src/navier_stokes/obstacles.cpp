@@ -7,11 +7,9 @@
 namespace undertow {
 namespace navier_stokes {
 
-namespace {
-std::string section(int k) {
+std::string obstacle_section(int k) {
   return "obstacle" + std::to_string(k + 1);
 }
-} // namespace
 
 void ObstacleSet::declare_keys(ConfigSchema& s) {
   s.add("obstacles.eta", ValueType::Real, "1e-6",
@@ -31,7 +29,7 @@ void ObstacleSet::declare_keys(ConfigSchema& s) {
         "Dirichlet condition at the surface, Gibou et al. 2002)")
       .one_of({"smooth", "interpolated"});
   for (int k = 0; k < kMaxObstacles; ++k) {
-    const std::string o = section(k);
+    const std::string o = obstacle_section(k);
     s.add(o + ".shape", ValueType::Choice, "none", "shape of obstacle " + std::to_string(k + 1))
         .one_of(
             {"none", "circle", "sphere", "ellipse", "rectangle", "naca", "star", "cst", "spline"});
@@ -78,7 +76,7 @@ ObstacleSet ObstacleSet::from_config(const Config& c, int dim) {
   set.mask =
       c.get_string("obstacles.mask") == "interpolated" ? MaskKind::Interpolated : MaskKind::Smooth;
   for (int k = 0; k < kMaxObstacles; ++k) {
-    const std::string o = section(k);
+    const std::string o = obstacle_section(k);
     const std::string kind = c.get_string(o + ".shape");
     if (kind == "none")
       continue;

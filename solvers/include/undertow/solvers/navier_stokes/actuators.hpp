@@ -82,6 +82,15 @@ struct Actuator {
   double pattern(int c, double x, double y) const;
 };
 
+/// Rigid rotation of body `body` (0-based; a circle `shape`) at `rate` [rad/s] times its signal
+/// (constant until set). Not collective.
+Actuator rotation_actuator(int body, const Shape& shape, double rate);
+/// A jet pair on body `body` (a circle `shape`): the first at `first_angle` blows, the second at
+/// `second_angle` sucks [rad, counter-clockwise from +x], each `width` wide [rad], peak
+/// velocity `velocity` [m/s] times its signal (constant until set). Not collective.
+Actuator jet_pair(int body, const Shape& shape, double first_angle, double second_angle,
+                  double width, double velocity);
+
 /// Declares obstacleK.rotation_rate, obstacleK.rotation_signal*, obstacleK.jet_angles,
 /// obstacleK.jet_width, obstacleK.jet_velocity and obstacleK.jet_signal* for K = 1 ... 4. Not
 /// collective.

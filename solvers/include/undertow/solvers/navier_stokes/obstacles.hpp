@@ -320,6 +320,9 @@ inline BasicShape<Dual> seeded(const Shape& shape, int index) {
   return d;
 }
 
+/// "obstacle1" for k = 0: the case-file section of obstacle k.
+std::string obstacle_section(int k);
+
 struct ObstacleSet {
   std::vector<Shape> shapes;
   /// Brinkman design field: one value per cell in [0, 1] (a cell field, ghost width 1; empty:

@@ -1,0 +1,130 @@
+"""Figures of an open-loop control optimisation (`undertow optimize` with design.parameterisation
+= control): the uncontrolled flow (the first evaluation, x0) against the optimised one (the
+evaluation of the last iterate), from <output>/evaluations/*/diagnostics.csv, history.csv and
+config.ini. Prints the mean drag coefficient, the RMS of the lift coefficient about its mean,
+and the actuation's RMS and peak relative to the mean inflow velocity; writes control.png:
+C_D(t) and C_L(t) controlled against uncontrolled, and the actuation A(t).
+
+    /usr/bin/python3 cases/flow_control/plot_control.py runs/rabault_open_loop [--body 1]
+
+Needs Debian's python3-matplotlib (jobs/quickstart.sh installs it). Signals of kind
+piecewise_constant, piecewise_linear and fourier are drawn.
+"""
+
+import argparse
+import configparser
+import csv
+import math
+import os
+import sys
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {k: [float(r[k]) for r in rows] for k in rows[0]} if rows else {}
+
+
+def signal(kind, values, start, end, period, t):
+    """a(t) of a control signal (solvers/control/time_signal.hpp)."""
+    n = len(values)
+    if kind == "fourier":
+        w = 2 * math.pi * t / period
+        return values[0] + sum(values[2 * k - 1] * math.cos(k * w) + values[2 * k] * math.sin(k * w)
+                               for k in range(1, (n - 1) // 2 + 1))
+    if kind == "piecewise_constant":
+        x = min(max((t - start) / (end - start) * n, 0.0), n)
+        return values[min(int(x), n - 1)]
+    if kind == "piecewise_linear":
+        x = min(max((t - start) / (end - start) * (n - 1), 0.0), n - 1)
+        j = min(int(x), n - 2)
+        return values[j] * (1 - (x - j)) + values[j + 1] * (x - j)
+    raise SystemExit(f"plot_control.py draws piecewise and fourier signals, not {kind}")
+
+
+def stats(d, body):
+    cd, cl = d[f"Cx_{body}"], d[f"Cy_{body}"]
+    mean_cd = sum(cd) / len(cd)
+    mean_cl = sum(cl) / len(cl)
+    rms_cl = math.sqrt(sum((c - mean_cl) ** 2 for c in cl) / len(cl))
+    return mean_cd, mean_cl, rms_cl
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("output")
+    parser.add_argument("--body", type=int, default=1)
+    args = parser.parse_args()
+    out = args.output
+    history = read_csv(os.path.join(out, "history.csv"))
+    if not history:
+        sys.exit(f"{out}/history.csv is empty: has the optimisation finished an iteration?")
+    last = int(history["flow_solves"][-1])
+    first_csv = os.path.join(out, "evaluations", "0001", "diagnostics.csv")
+    last_csv = os.path.join(out, "evaluations", f"{last:04d}", "diagnostics.csv")
+    for path in (first_csv, last_csv):
+        if not os.path.exists(path):
+            sys.exit(f"{path} is missing: the case needs [diagnostics] (every) for its series")
+    before, after = read_csv(first_csv), read_csv(last_csv)
+    config = configparser.ConfigParser()
+    config.read(os.path.join(out, "config.ini"))
+
+    def get(key, default=None):
+        section, name = key.split(".", 1)
+        if config.has_option(section, name):
+            return config.get(section, name).split("#")[0].strip()
+        return default
+
+    # The actuator whose signal the design varies.
+    names = [k for k in history if "_signal_" in k]
+    prefix = names[0].rsplit("_signal_", 1)[0]  # obstacle1.jet or obstacle1.rotation
+    section, what = prefix.split(".")
+    scale_key = f"{section}.{what}_velocity" if what == "jet" else f"{section}.{what}_rate"
+    scale = float(get(scale_key, "1"))
+    kind = get(f"{prefix}_signal", "constant")
+    interval = [float(v) for v in get(f"{prefix}_signal_interval", "0 1").replace(",", " ").split()]
+    period = float(get(f"{prefix}_signal_period", "1"))
+    final = [history[f"{prefix}_signal_{j}"][-1] for j in range(len(names))]
+    t = after["time"]
+    amplitude = [scale * signal(kind, final, interval[0], interval[1], period, s) for s in t]
+    unit = "m/s" if what == "jet" else "rad/s"
+    rows = []
+    for label, d in (("uncontrolled", before), ("controlled", after)):
+        mean_cd, mean_cl, rms_cl = stats(d, args.body)
+        rows.append((label, mean_cd, mean_cl, rms_cl))
+    print(f"{'':14s} {'mean C_D':>10s} {'mean C_L':>10s} {'RMS C_L':>10s}")
+    for label, mean_cd, mean_cl, rms_cl in rows:
+        print(f"{label:14s} {mean_cd:10.5f} {mean_cl:10.5f} {rms_cl:10.5f}")
+    print(f"change         {100 * (rows[1][1] / rows[0][1] - 1):+9.2f}% "
+          f"{'':10s} {100 * (rows[1][3] / rows[0][3] - 1):+9.2f}%")
+    rms_a = math.sqrt(sum(a * a for a in amplitude) / len(amplitude))
+    peak_a = max(abs(a) for a in amplitude)
+    print(f"actuation {what}: RMS {rms_a:.4g} {unit}, peak {peak_a:.4g} {unit}"
+          + (" (relative to the mean inflow velocity 1 m/s)" if what == "jet" else ""))
+    print(f"flow solves: {int(history['flow_solves'][-1])} evaluations (each a forward run and an "
+          "adjoint sweep)")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    for d, label, style in ((before, "uncontrolled", "-"), (after, "controlled", "-")):
+        axes[0].plot(d["time"], d[f"Cx_{args.body}"], style, label=label, lw=1)
+        axes[1].plot(d["time"], d[f"Cy_{args.body}"], style, label=label, lw=1)
+    axes[0].set_ylabel("C_D")
+    axes[1].set_ylabel("C_L")
+    axes[0].legend()
+    axes[2].plot(t, amplitude, color="k", lw=1)
+    axes[2].set_ylabel(f"{what} {'velocity' if what == 'jet' else 'rate'} [{unit}]")
+    axes[2].set_xlabel("t [s] (from the restart)")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path = os.path.join(out, "control.png")
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
