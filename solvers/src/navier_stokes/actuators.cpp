@@ -97,10 +97,13 @@ std::vector<Actuator> actuators_from_config(const Config& c, const ObstacleSet& 
       Actuator a = rotation_actuator(body, shape, c.get_real(o + ".rotation_rate"));
       a.signal = control::TimeSignal::from_config(c, o + ".rotation_signal");
       mine.push_back(a);
-    } else if (c.get_string(o + ".rotation_signal") != "constant") {
-      throw ConfigError(o + ".rotation_signal multiplies " + o +
-                        ".rotation_rate, which is 0: "
-                        "set the rate, or remove the signal");
+    } else {
+      for (const char* key : {".rotation_signal", ".rotation_signal_values",
+                              ".rotation_signal_interval", ".rotation_signal_period"})
+        if (c.is_given(o + key))
+          throw ConfigError(o + key + " is given but " + o +
+                            ".rotation_rate is 0, which the signal multiplies: set the rate, or "
+                            "remove the key");
     }
     if (jets) {
       if (angles.size() != 2)
@@ -121,7 +124,8 @@ std::vector<Actuator> actuators_from_config(const Config& c, const ObstacleSet& 
       a.signal = control::TimeSignal::from_config(c, o + ".jet_signal");
       mine.push_back(a);
     } else {
-      for (const char* key : {".jet_velocity", ".jet_signal"})
+      for (const char* key : {".jet_velocity", ".jet_width", ".jet_signal", ".jet_signal_values",
+                              ".jet_signal_interval", ".jet_signal_period"})
         if (c.is_given(o + key))
           throw ConfigError(o + key + " is given but " + o +
                             ".jet_angles is not: give the pair's angles, or remove the key");
