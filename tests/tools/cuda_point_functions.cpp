@@ -4,6 +4,7 @@
 /// MPI, PETSc or HDF5; tests/tools/cuda_kernel_check.sh builds and runs it. Exit 0 on agreement.
 
 #include "undertow/solvers/elasticity/element.hpp"
+#include "undertow/solvers/navier_stokes/actuators.hpp"
 #include "undertow/solvers/navier_stokes/obstacles.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
@@ -209,6 +210,43 @@ int check_shapes() {
   return failures;
 }
 
+/// The actuators' patterns (a rotation, a blowing and a sucking jet) on both components.
+int check_actuators() {
+  ns::ActuatorPattern patterns[3];
+  for (ns::ActuatorPattern& p : patterns) {
+    p.centre[0] = 0.5;
+    p.centre[1] = 0.45;
+    p.reach = 0.3;
+  }
+  patterns[1].rotation = patterns[2].rotation = 0;
+  patterns[1].angle = 1.2;
+  patterns[2].angle = -2.9;
+  patterns[1].width = patterns[2].width = 0.8;
+  patterns[2].sign = -1;
+  int failures = 0;
+  for (const ns::ActuatorPattern& p : patterns) {
+    FieldView g("g", kN, kN, 2);
+    Kokkos::parallel_for(
+        "check::actuator_pattern", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {kN, kN}),
+        KOKKOS_LAMBDA(long i, long j) {
+          const double x = (i + 0.5) * kH, y = (j + 0.5) * kH;
+          g(i, j, 0) = p.value(0, x, y);
+          g(i, j, 1) = p.value(1, x, y);
+        });
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g);
+    double error = 0;
+    for (long j = 0; j < kN; ++j)
+      for (long i = 0; i < kN; ++i)
+        for (int c = 0; c < 2; ++c)
+          error =
+              std::fmax(error, std::fabs(h(i, j, c) - p.value(c, (i + 0.5) * kH, (j + 0.5) * kH)));
+    failures += report(p.rotation ? "navier_stokes::ActuatorPattern, rotation"
+                                  : "navier_stokes::ActuatorPattern, jet",
+                       error, 1e-13);
+  }
+  return failures;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -219,6 +257,7 @@ int main(int argc, char** argv) {
     failures += check_navier_stokes();
     failures += check_elasticity();
     failures += check_shapes();
+    failures += check_actuators();
   }
   Kokkos::finalize();
   std::printf("%s\n", failures == 0 ? "all point functions agree" : "DISAGREEMENT");
