@@ -622,8 +622,8 @@ int taylor_tests(const AdjointJob& job, optimisation::ShapeOptimiser& optimiser,
   const double min_rate = cfg.get_real("adjoint.taylor_min_rate");
   const int halvings = static_cast<int>(cfg.get_int("adjoint.taylor_halvings"));
   // A control enters J smoothly (no mask edge to cross): the other groups' first eps.
-  const double eps0 = cfg.get_real(design.has_shape() ? "adjoint.taylor_shape_eps"
-                                                      : "adjoint.taylor_eps");
+  const double eps0 =
+      cfg.get_real(design.has_shape() ? "adjoint.taylor_shape_eps" : "adjoint.taylor_eps");
   const std::vector<std::string>& names = design.names();
   std::vector<double> h(names.size(), 0.0); // each variable's typical change, signs alternating
   for (std::size_t i = 0; i < names.size(); ++i)
