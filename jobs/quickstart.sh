@@ -26,7 +26,7 @@ jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # --- 1. System packages (Debian 12 / Ubuntu names) -------------------------------------------
 packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5-openmpi-dev
           libtrilinos-kokkos-dev libboost-program-options-dev libgtest-dev procps python3-matplotlib
-          python3-dev python3-pybind11 python3-numpy python3-mpi4py)
+          python3-dev python3-pybind11 python3-numpy python3-mpi4py python3-h5py)
 # The tests also run batch jobs on a real single-node Slurm, and a PBS script through its qsub,
 # and in-situ pipelines with ParaView Catalyst under a virtual X server (docs/insitu.md): the
 # ParaView packages are installed with their recommendations (Mesa's software OpenGL among

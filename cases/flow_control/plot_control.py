@@ -3,11 +3,13 @@
 evaluation of the last iterate), from <output>/evaluations/*/diagnostics.csv, history.csv and
 config.ini. Prints the mean drag coefficient, the RMS of the lift coefficient about its mean,
 and the actuation's RMS and peak relative to the mean inflow velocity; writes control.png:
-C_D(t) and C_L(t) controlled against uncontrolled, and the actuation A(t).
+C_D(t) and C_L(t) controlled against uncontrolled, and the actuation A(t); and vorticity.png,
+the vorticity of the final design's flow at the end of the horizon (flow/fields/, with the body's
+mask).
 
     /usr/bin/python3 cases/flow_control/plot_control.py runs/rabault_open_loop [--body 1]
 
-Needs Debian's python3-matplotlib (jobs/quickstart.sh installs it). Signals of kind
+Needs Debian's python3-matplotlib and python3-h5py (jobs/quickstart.sh installs them). Signals of kind
 piecewise_constant, piecewise_linear and fourier are drawn.
 """
 
@@ -122,6 +124,34 @@ def main():
         ax.grid(alpha=0.3)
     fig.tight_layout()
     path = os.path.join(out, "control.png")
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+    vorticity_frame(out, get)
+
+
+def vorticity_frame(out, get):
+    """vorticity.png: the last flow/fields/ file's vorticity (cell centres) with the mask."""
+    import glob
+
+    import h5py
+    import matplotlib.pyplot as plt
+
+    files = sorted(glob.glob(os.path.join(out, "flow", "fields", "*.h5")))
+    if not files:
+        print("no flow/fields/*.h5: no vorticity frame")
+        return
+    with h5py.File(files[-1], "r") as f:
+        omega, mask = f["vorticity"][()], f["mask"][()]
+    length = [float(v) for v in get("domain.length", "1 1").replace(",", " ").split()]
+    extent = [0, length[0], 0, length[1]]
+    fig, ax = plt.subplots(figsize=(10, 2.4))
+    limit = max(1e-12, float(abs(omega).max()) * 0.5)
+    ax.imshow(omega, origin="lower", extent=extent, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    ax.contour(mask, levels=[0.5], colors="k", linewidths=0.8, origin="lower", extent=extent)
+    ax.set_title("vorticity of the final design at the end of the horizon [1/s]")
+    ax.set_aspect("equal")
+    fig.tight_layout()
+    path = os.path.join(out, "vorticity.png")
     fig.savefig(path, dpi=110)
     print(f"wrote {path}")
 
