@@ -16,10 +16,10 @@ constexpr int kEffortSamples = 1000;
 
 class ControlDesign : public ShapeDesign {
  public:
-  ControlDesign(const Control& m, int dim, int obstacle, std::vector<ScalarParameter> parameters,
+  ControlDesign(const Control& m, int obstacle, std::vector<ScalarParameter> parameters,
                 double effort_weight, double horizon)
-      : m_m(m), m_dim(dim), m_obstacle(obstacle), m_parameters(std::move(parameters)),
-        m_weight(effort_weight), m_horizon(horizon) {
+      : m_m(m), m_obstacle(obstacle), m_parameters(std::move(parameters)), m_weight(effort_weight),
+        m_horizon(horizon) {
     for (const auto& p : m_parameters)
       m_names.push_back(p.name);
   }
@@ -44,11 +44,10 @@ class ControlDesign : public ShapeDesign {
     for (std::size_t i = 0; i < m_parameters.size(); ++i)
       value_of(m, m_parameters[i]) = x[i];
   }
-  std::vector<double> chain(const Gradient& g, const std::vector<double>& x) const override {
+  std::vector<double> chain(const Gradient& g, const std::vector<double>&) const override {
     std::vector<double> out;
     for (const auto& p : m_parameters)
       out.push_back(derivative_of(g, p));
-    (void)x;
     return out;
   }
 
@@ -132,7 +131,6 @@ class ControlDesign : public ShapeDesign {
   }
 
   const Control& m_m;
-  int m_dim;
   int m_obstacle;
   std::vector<ScalarParameter> m_parameters;
   std::vector<std::string> m_names;
@@ -172,8 +170,7 @@ std::unique_ptr<ShapeDesign> make_control_design(const Control& m, int dim, int 
   }
   if (!(horizon > 0))
     throw ConfigError("design.parameterisation = control needs a finite time.t_end > 0");
-  return std::make_unique<ControlDesign>(m, dim, obstacle, std::move(chosen), effort_weight,
-                                         horizon);
+  return std::make_unique<ControlDesign>(m, obstacle, std::move(chosen), effort_weight, horizon);
 }
 
 } // namespace optimisation

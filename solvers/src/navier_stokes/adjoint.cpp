@@ -45,6 +45,8 @@ NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
   m_stage2 = forward.make_velocity("adj::stage2");
   m_start = forward.make_velocity("adj::start");
   m_chi_gradient = forward.make_velocity("adj::dJ_dchi");
+  m_local = zero_gradient();
+  m_discarded = zero_gradient();
   if (!forward.params().actuators.empty())
     m_dtarget = forward.make_velocity("adj::dJ_dtarget");
   for (std::size_t k = 0; k < forward.obstacle_count(); ++k)
@@ -61,8 +63,20 @@ NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
     mu = Field(m_domain, Location::Cell, 1, "adj::mu_older");
 }
 
+FlowGradient NavierStokesAdjoint::zero_gradient() const {
+  const NavierStokesParams& p = m_ns.params();
+  FlowGradient g;
+  g.body_force_signal.assign(p.body_force_signal.coefficients.size(), 0.0);
+  for (int f = 0; f < 6; ++f)
+    g.boundary_signal[f].assign(p.boundaries.face[f].signal.coefficients.size(), 0.0);
+  g.actuator_scale.assign(p.actuators.size(), 0.0);
+  for (const Actuator& a : p.actuators)
+    g.actuator_signal.emplace_back(a.signal.coefficients.size(), 0.0);
+  return g;
+}
+
 void NavierStokesAdjoint::reset_gradient() {
-  m_local = FlowGradient{};
+  m_local = zero_gradient();
   const int dim = m_domain.dim();
   zero(m_chi_gradient, dim);
   for (auto& g : m_mask_force_gradient)
@@ -121,35 +135,19 @@ void NavierStokesAdjoint::restore_numbers(const std::map<std::string, double>& n
       m_local.boundary_velocity[f][c] =
           numbers.at("dJ_dboundary_" + std::to_string(f) + "_" + "xyz"[c]);
   }
-  m_local.body_force_signal.assign(m_ns.params().body_force_signal.coefficients.size(), 0.0);
-  for (std::size_t j = 0; j < m_local.body_force_signal.size(); ++j) {
-    const auto it = numbers.find("dJ_dforce_signal_" + std::to_string(j));
-    if (it != numbers.end())
-      m_local.body_force_signal[j] = it->second;
-  }
-  const auto& actuators = m_ns.params().actuators;
-  m_local.actuator_scale.assign(actuators.size(), 0.0);
-  m_local.actuator_signal.assign(actuators.size(), {});
-  for (std::size_t k = 0; k < actuators.size(); ++k) {
+  // The control derivatives: state_numbers() writes every one (zero_gradient's sizes).
+  for (std::size_t j = 0; j < m_local.body_force_signal.size(); ++j)
+    m_local.body_force_signal[j] = numbers.at("dJ_dforce_signal_" + std::to_string(j));
+  for (std::size_t k = 0; k < m_local.actuator_scale.size(); ++k) {
     const std::string key = "dJ_dactuator_" + std::to_string(k);
-    if (numbers.count(key))
-      m_local.actuator_scale[k] = numbers.at(key);
-    m_local.actuator_signal[k].assign(actuators[k].signal.coefficients.size(), 0.0);
-    for (std::size_t j = 0; j < m_local.actuator_signal[k].size(); ++j) {
-      const auto it = numbers.find(key + "_signal_" + std::to_string(j));
-      if (it != numbers.end())
-        m_local.actuator_signal[k][j] = it->second;
-    }
+    m_local.actuator_scale[k] = numbers.at(key);
+    for (std::size_t j = 0; j < m_local.actuator_signal[k].size(); ++j)
+      m_local.actuator_signal[k][j] = numbers.at(key + "_signal_" + std::to_string(j));
   }
-  const auto& faces = m_ns.params().boundaries.face;
-  for (int f = 0; f < 6; ++f) {
-    m_local.boundary_signal[f].assign(faces[f].signal.coefficients.size(), 0.0);
-    for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j) {
-      const auto it = numbers.find("dJ_dsignal_" + std::to_string(f) + "_" + std::to_string(j));
-      if (it != numbers.end()) // absent where no step of the sweep had reached the face yet
-        m_local.boundary_signal[f][j] = it->second;
-    }
-  }
+  for (int f = 0; f < 6; ++f)
+    for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j)
+      m_local.boundary_signal[f][j] =
+          numbers.at("dJ_dsignal_" + std::to_string(f) + "_" + std::to_string(j));
   for (std::size_t q = 0; q < m_mu_count.size(); ++q)
     m_mu_count[q] = static_cast<long>(numbers.at("mu_count_" + std::to_string(q)));
 }
@@ -169,35 +167,22 @@ FlowGradient NavierStokesAdjoint::gradient() const {
     for (int f = 0; f < 6; ++f)
       g.boundary_velocity[f][c] = comm.sum(m_local.boundary_velocity[f][c]);
   }
-  // Every rank has the same coefficient counts (a rank that touches no part of a face has
-  // none accumulated): sum over the face's full count.
-  const std::size_t forcing = m_ns.params().body_force_signal.coefficients.size();
-  g.body_force_signal.assign(forcing, 0.0);
-  for (std::size_t j = 0; j < forcing; ++j)
-    g.body_force_signal[j] =
-        comm.sum(j < m_local.body_force_signal.size() ? m_local.body_force_signal[j] : 0.0);
-  const auto& actuators = m_ns.params().actuators;
-  g.actuator_scale.assign(actuators.size(), 0.0);
-  g.actuator_signal.assign(actuators.size(), {});
-  for (std::size_t k = 0; k < actuators.size(); ++k) {
-    g.actuator_scale[k] =
-        comm.sum(k < m_local.actuator_scale.size() ? m_local.actuator_scale[k] : 0.0);
-    const std::size_t n = actuators[k].signal.coefficients.size();
-    g.actuator_signal[k].assign(n, 0.0);
-    for (std::size_t j = 0; j < n; ++j)
-      g.actuator_signal[k][j] =
-          comm.sum(k < m_local.actuator_signal.size() && j < m_local.actuator_signal[k].size()
-                       ? m_local.actuator_signal[k][j]
-                       : 0.0);
-  }
-  const auto& faces = m_ns.params().boundaries.face;
+  // The control derivatives: every rank holds the same counts (zero_gradient).
+  g.body_force_signal = m_local.body_force_signal;
+  for (double& d : g.body_force_signal)
+    d = comm.sum(d);
   for (int f = 0; f < 6; ++f) {
-    const std::size_t n = faces[f].signal.coefficients.size();
-    g.boundary_signal[f].assign(n, 0.0);
-    for (std::size_t j = 0; j < n; ++j)
-      g.boundary_signal[f][j] =
-          comm.sum(j < m_local.boundary_signal[f].size() ? m_local.boundary_signal[f][j] : 0.0);
+    g.boundary_signal[f] = m_local.boundary_signal[f];
+    for (double& d : g.boundary_signal[f])
+      d = comm.sum(d);
   }
+  g.actuator_scale = m_local.actuator_scale;
+  for (double& d : g.actuator_scale)
+    d = comm.sum(d);
+  g.actuator_signal = m_local.actuator_signal;
+  for (auto& signal : g.actuator_signal)
+    for (double& d : signal)
+      d = comm.sum(d);
   return g;
 }
 
@@ -277,7 +262,6 @@ void NavierStokesAdjoint::add_body_force_derivative(int component, double sum) {
   if (!a.varies())
     return;
   const std::vector<double> phi = a.basis(t);
-  m_local.body_force_signal.resize(phi.size(), 0.0);
   for (std::size_t j = 0; j < phi.size(); ++j)
     m_local.body_force_signal[j] += m_ns.params().body_force[component] * phi[j] * sum;
 }
@@ -291,8 +275,7 @@ void NavierStokesAdjoint::add_boundary_derivative(int face, int component, doubl
   if (!b.signal.varies())
     return;
   const std::vector<double> phi = b.signal.basis(t);
-  std::vector<double>& out = into.boundary_signal[face];
-  out.resize(phi.size(), 0.0);
+  std::vector<double>& out = into.boundary_signal[face]; // sized by zero_gradient
   for (std::size_t j = 0; j < phi.size(); ++j)
     out[j] += b.velocity[component] * phi[j] * sum;
 }
@@ -400,8 +383,6 @@ void NavierStokesAdjoint::euler_combination_adjoint(double a, double b, const Ve
 void NavierStokesAdjoint::add_actuator_derivatives(const Velocity3& dtarget) {
   const auto& actuators = m_ns.params().actuators;
   const double t = m_ns.boundary_time();
-  m_local.actuator_scale.resize(actuators.size(), 0.0);
-  m_local.actuator_signal.resize(actuators.size());
   for (std::size_t k = 0; k < actuators.size(); ++k) {
     double sum = 0;
     for (int c = 0; c < m_domain.dim(); ++c) {
@@ -419,7 +400,6 @@ void NavierStokesAdjoint::add_actuator_derivatives(const Velocity3& dtarget) {
       continue;
     const std::vector<double> phi = a.signal.basis(t);
     std::vector<double>& out = m_local.actuator_signal[k];
-    out.resize(phi.size(), 0.0);
     for (std::size_t j = 0; j < phi.size(); ++j)
       out[j] += a.scale * phi[j] * sum;
   }

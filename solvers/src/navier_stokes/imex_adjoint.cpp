@@ -166,8 +166,7 @@ void NavierStokesAdjoint::apply_helmholtz_transpose(int k, double dt, const Velo
     viscous_rows(m_ns, c, x[c], m_masked[c]);
     laplacian_transpose(m_masked[c], c, -s.alpha * dt * params.nu, sp, dim, m_scatter[c]);
   }
-  FlowGradient discarded;
-  transpose_boundary(m_scatter, discarded);
+  transpose_boundary(m_scatter, m_discarded);
   for (int c = 0; c < dim; ++c) {
     const FieldView chi = m_ns.penalised() ? m_ns.total_mask(c).view() : FieldView();
     diagonal_plus(m_ns.free_faces(c), x[c].view(), chi, penalty, m_scatter[c].view(), y[c].view());

@@ -91,7 +91,8 @@ class NavierStokesAdjoint {
   void imex_substep_adjoint(int k, const Velocity3& w, const Velocity3* w_previous, Field& p,
                             double dt, const ForceSeed& force_seed, Velocity3& lambda_ustar,
                             Velocity3& lambda_w, Velocity3* lambda_w_previous, Field& lambda_p);
-  /// prepare_adjoint with the boundary-velocity derivatives added to `into`.
+  /// prepare_adjoint with the boundary-velocity derivatives added to `into` (sized by
+  /// zero_gradient()).
   void transpose_boundary(Velocity3& lambda, FlowGradient& into);
   /// Adds sum S of lambda times the boundary value's unit response on (face, component) to
   /// `into`: S a(t) to the velocity's derivative and S v phi_j(t) to the signal coefficients'
@@ -126,6 +127,9 @@ class NavierStokesAdjoint {
   const std::vector<Velocity3>& mask_force_gradient() const { return m_mask_force_gradient; }
   /// Sets every accumulated gradient to zero. Not collective.
   void reset_gradient();
+  /// A zero gradient with one entry per control coefficient and actuator of the forward
+  /// solver's parameters. Not collective.
+  FlowGradient zero_gradient() const;
   /// What the adjoint carries from one step to the next, for saving and resuming a reverse
   /// sweep bitwise: the accumulated gradients, the adjoint of psi and the transposed-solve
   /// solutions that give the next solves their initial guesses (fields; whole local arrays), and
@@ -150,7 +154,8 @@ class NavierStokesAdjoint {
   const Domain& m_domain;
   /// The forward step's boundary rules, transposed in reverse order by prepare_adjoint().
   std::vector<BoundaryRule> m_face_rules, m_ghost_rules;
-  FlowGradient m_local; ///< this rank's part
+  FlowGradient m_local;     ///< this rank's part
+  FlowGradient m_discarded; ///< where the homogeneous transposes' derivatives go
   Velocity3 m_chi_gradient;
   std::vector<Velocity3> m_mask_force_gradient;
   Velocity3 m_euler;    ///< scratch: the (penalised) Euler step of the stage being transposed
