@@ -324,17 +324,9 @@ class ProbePoint {
   ProbePoint(navier_stokes::NavierStokes& ns, std::array<double, 3> x, int component)
       : m_domain(ns.domain()), m_c(component) {
     m_weights = ns.make_velocity("adj::probe");
-    Field cells(m_domain, Location::Cell, 1, "adj::probe_cells");
-    long idx[3];
-    if (owned_cell(m_domain, cells, x, idx)) {
-      // The same local indices for both faces (equal ghost widths). The upper face may be a
-      // ghost; prepare_adjoint sends it home.
-      auto host = Kokkos::create_mirror_view(m_weights[m_c].view());
-      Kokkos::deep_copy(host, 0.0);
-      host(idx[0], idx[1], idx[2]) += 0.5;
-      host(idx[0] + (m_c == 0), idx[1] + (m_c == 1), idx[2] + (m_c == 2)) += 0.5;
-      Kokkos::deep_copy(m_weights[m_c].view(), host);
-    }
+    for (int c = 0; c < m_domain.dim(); ++c)
+      fill_value(m_weights[c], m_weights[c].ghosted(), 0.0);
+    navier_stokes::set_probe_weight(m_domain, x, m_c, m_weights[m_c]);
   }
   int component() const { return m_c; }
   /// u_c(x) in the state. Collective.

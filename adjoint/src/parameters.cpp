@@ -84,6 +84,11 @@ std::vector<ScalarParameter> scalar_parameters(const Control& m, int dim) {
       out.push_back({a.name() + "_signal_" + std::to_string(j), "control", 0.1,
                      Kind::ActuatorSignal, static_cast<int>(k), static_cast<int>(j)});
   }
+  // The feedback policy's weights by 0.1 (its inputs are velocities of order 1 m/s, its outputs
+  // dimensionless).
+  for (std::size_t j = 0; j < f.policy.theta.size(); ++j)
+    out.push_back({"policy.weight_" + std::to_string(j), "control", 0.1, Kind::PolicyWeight, 0,
+                   static_cast<int>(j)});
   for (std::size_t k = 0; k < f.obstacles.shapes.size(); ++k) {
     navier_stokes::Shape shape = f.obstacles.shapes[k];
     const auto params = navier_stokes::shape_parameters(shape, dim);
@@ -121,6 +126,8 @@ double& value_of(Control& m, const ScalarParameter& p) {
     return m.flow.actuators.at(p.a).scale;
   case Kind::ActuatorSignal:
     return m.flow.actuators.at(p.a).signal.coefficients.at(p.b);
+  case Kind::PolicyWeight:
+    return m.flow.policy.theta.at(p.b);
   case Kind::Shape:
     break;
   }
@@ -144,6 +151,8 @@ double derivative_of(const Gradient& g, const ScalarParameter& p) {
     return g.flow.actuator_scale.at(p.a);
   case Kind::ActuatorSignal:
     return g.flow.actuator_signal.at(p.a).at(p.b);
+  case Kind::PolicyWeight:
+    return g.flow.policy.at(p.b);
   case Kind::Shape:
     break;
   }

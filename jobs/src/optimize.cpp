@@ -176,7 +176,7 @@ std::string design_as_settings(const Control& m, int obstacle, int dim) {
 }
 
 /// --set options that give `undertow run` the controls `names` of m: each signal's whole
-/// coefficient list, each actuator's scale.
+/// coefficient list, each actuator's scale, the policy's weights.
 std::string controls_as_settings(const Control& m, const std::vector<std::string>& names, int dim) {
   using Kind = adjoint::ScalarParameter::Kind;
   const char* faces[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
@@ -201,6 +201,8 @@ std::string controls_as_settings(const Control& m, const std::vector<std::string
       else if (p.kind == Kind::ActuatorSignal)
         s = m.flow.actuators[p.a].name() +
             "_signal_values=" + values(m.flow.actuators[p.a].signal.coefficients);
+      else if (p.kind == Kind::PolicyWeight)
+        s = "policy.weights=" + values(m.flow.policy.theta);
       else if (p.kind == Kind::ActuatorScale)
         s = name + format("=%.17g", m.flow.actuators[p.a].scale);
       if (!s.empty() && std::find(settings.begin(), settings.end(), s) == settings.end())
@@ -240,7 +242,8 @@ void declare_optimize_keys(ConfigSchema& s) {
         "which sets it from the area; of a spline, spline_radius_J (J from 0, the rear, to "
         "n - 1, the front), with optimize.area = fixed all but one at least (the radii are "
         "scaled together to hold the area, and those left out set the scale); of a CST "
-        "airfoil, angle_of_attack, cst_upper_I, cst_lower_I");
+        "airfoil, angle_of_attack, cst_upper_I, cst_lower_I; of controls, the names the "
+        "gradient gives them (a trailing * matches a prefix, e.g. policy.weight_*)");
   s.add("design.radius_bounds", ValueType::RealList, "0.01 100",
         "undertow optimize: lower and upper bound of r0, or of each spline radius (before the "
         "scaling that holds the area) [m]")

@@ -391,6 +391,97 @@ TEST(AdjointPieces, EulerStepActuatorAmplitudes) {
       }
 }
 
+/// Zeroes `f` outside `inside` (the test's kernels live outside TEST bodies, whose TestBody is
+/// private: CUDA's extended lambdas may not sit there).
+void zero_outside(Field& f, const IndexSpace inside) {
+  const FieldView w = f.view();
+  for_each(
+      "test::clip", f.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
+                        j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
+        if (!in)
+          w(i, j, k) = 0.0;
+      });
+}
+
+/// The actuators' target of `ns` with the feedback policy's amplitudes at the velocity `u`.
+Velocity3 feedback_target(NavierStokes& ns, const Velocity3& u) {
+  ns.set_feedback(ns.params().policy.evaluate(ns.read_sensors(u)));
+  ns.update_target();
+  Velocity3 out = ns.make_velocity("target");
+  for (int c = 0; c < ns.domain().dim(); ++c)
+    copy(ns.target(c), out[c]);
+  return out;
+}
+
+// A feedback policy's chain u_n -> sensors -> policy -> target U = sum_k scale_k pi_k(s) G_k.
+// With a linear policy U is affine in u, in the weights and in the scales, so <dJ/dU, dU>
+// equals what the transposes (add_actuator_derivatives, add_feedback_transpose) predict, to
+// round-off, for a change of each.
+TEST(AdjointPieces, FeedbackChainSensorsPolicyTarget) {
+  for (bool stretched : {false, true})
+    for (int dim : {2, 3})
+      for (const auto& grid : undertow::testing::process_grids(dim, world().size())) {
+        NavierStokesParams p1 = make_params(dim, Boundaries::Channel, true);
+        add_actuators(p1, 0.8, 0.5);
+        p1.sensors = {{0.25, 0.5, 1.2}, {0.3, 0.7, 1.3}, {0.4, 0.62, 1.2}};
+        p1.policy = control::FeedbackPolicy::linear(3 * dim, 2, false);
+        for (std::size_t j = 0; j < p1.policy.theta.size(); ++j)
+          p1.policy.theta[j] = 0.3 * std::sin(1.7 * j + 0.4);
+        NavierStokesParams p2 = p1, p3 = p1;
+        std::vector<double> dtheta(p1.policy.theta.size());
+        for (std::size_t j = 0; j < dtheta.size(); ++j) {
+          dtheta[j] = 0.05 * std::cos(2.3 * j);
+          p2.policy.theta[j] += dtheta[j];
+        }
+        const double change = 0.2;
+        p3.actuators[0].scale += change;
+        p3.actuators[1].scale += change;
+        Solvers s1 = make(dim, Boundaries::Channel, true, grid, stretched, &p1);
+        Solvers s2 = make(dim, Boundaries::Channel, true, grid, stretched, &p2);
+        Solvers s3 = make(dim, Boundaries::Channel, true, grid, stretched, &p3);
+        const Domain& d = *s1.domain;
+        NavierStokes& ns = *s1.ns;
+        auto u = ns.make_velocity("u"), du = ns.make_velocity("du"), y = ns.make_velocity("y"),
+             lambda = ns.make_velocity("lambda"), moved = ns.make_velocity("moved");
+        randomise(u, dim, 3);
+        randomise(du, dim, 4);
+        randomise(y, dim, 5);
+        for (int c = 0; c < dim; ++c)
+          zero_outside(y[c], ns.free_faces(c)); // the step reads U on its free faces alone
+        combine(d, 1.0, u, 1.0, du, moved);
+        const Velocity3 target = feedback_target(ns, u);
+        auto difference = [&](const Velocity3& other) {
+          Velocity3 out = ns.make_velocity("difference");
+          combine(d, 1.0, other, -1.0, target, out);
+          return dot(d, y, out);
+        };
+        const double lhs_state = difference(feedback_target(ns, moved));
+        const double lhs_weights = difference(feedback_target(*s2.ns, u));
+        const double lhs_scales = difference(feedback_target(*s3.ns, u));
+        // The transposes, at u.
+        s1.adj->reset_gradient();
+        const std::vector<double> readings = ns.read_sensors(u);
+        ns.set_feedback(ns.params().policy.evaluate(readings));
+        s1.adj->add_actuator_derivatives(y);
+        s1.adj->add_feedback_transpose(readings, lambda);
+        const auto g = s1.adj->gradient();
+        ASSERT_EQ(g.policy.size(), dtheta.size());
+        double predicted_weights = 0, weight_terms = 0;
+        for (std::size_t j = 0; j < dtheta.size(); ++j) {
+          predicted_weights += g.policy[j] * dtheta[j];
+          weight_terms += std::abs(g.policy[j] * dtheta[j]);
+        }
+        const double predicted_scales = change * (g.actuator_scale[0] + g.actuator_scale[1]);
+        EXPECT_NE(lhs_state, 0.0);
+        EXPECT_NE(predicted_weights, 0.0);
+        EXPECT_NE(predicted_scales, 0.0);
+        expect_adjoint(lhs_state, dot(d, lambda, du), 1e-12, "feedback: state");
+        expect_adjoint(lhs_weights, predicted_weights, 1e-12, "feedback: weights", weight_terms);
+        expect_adjoint(lhs_scales, predicted_scales, 1e-12, "feedback: scales");
+      }
+}
+
 /// The gather over the whole array of component T, into out.
 template <int T, int Dim, class S>
 void gather_all(const Velocity& v, const Velocity& le, const S& sp, double nu, double dt,
@@ -403,18 +494,9 @@ void gather_all(const Velocity& v, const Velocity& le, const S& sp, double nu, d
       });
 }
 
-/// Zeroes `f` outside its owned points (the test's kernels live outside TEST bodies, whose
-/// TestBody is private: CUDA's extended lambdas may not sit there).
+/// Zeroes `f` outside its owned points.
 void zero_outside_owned(Field& f) {
-  const IndexSpace inside = f.owned();
-  const FieldView w = f.view();
-  for_each(
-      "test::clip", f.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-        const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
-                        j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
-        if (!in)
-          w(i, j, k) = 0.0;
-      });
+  zero_outside(f, f.owned());
 }
 
 /// The scatter form of the transposed momentum tendency of component c, weighted by `weights`.

@@ -154,22 +154,31 @@ std::unique_ptr<ShapeDesign> make_control_design(const Control& m, int dim, int 
   std::vector<ScalarParameter> chosen;
   for (const std::string& name : variables) {
     bool found = false;
+    // "policy.weight_*": every control whose name starts with what precedes the star.
+    const bool prefix = !name.empty() && name.back() == '*';
+    const std::string stem = prefix ? name.substr(0, name.size() - 1) : name;
     for (const auto& p : list)
-      if (p.name == name && p.group == "control") {
+      if ((prefix ? p.name.compare(0, stem.size(), stem) == 0 : p.name == name) &&
+          p.group == "control") {
         chosen.push_back(p);
         found = true;
       }
     if (!found)
       throw ConfigError("design.variables: '" + name +
                         "' is not a control of this case (design.parameterisation = control "
-                        "takes the coefficients of control signals and the actuators' rates and "
-                        "velocities); it has: " +
+                        "takes the coefficients of control signals, the actuators' rates and "
+                        "velocities and the policy's weights, a trailing * matching a prefix); "
+                        "it has: " +
                         (known.empty() ? std::string("none: give a face, the body force or an "
                                                      "actuator a signal (docs/control.md)")
                                        : known));
   }
   if (!(horizon > 0))
     throw ConfigError("design.parameterisation = control needs a finite time.t_end > 0");
+  if (effort_weight > 0 && m.flow.policy.active())
+    throw ConfigError("optimize.effort_weight measures actuation that signals in time set, but "
+                      "policy.kind drives the actuators from the flow: bound the jets with "
+                      "policy.saturate = true instead, or set optimize.effort_weight = 0");
   return std::make_unique<ControlDesign>(m, obstacle, std::move(chosen), effort_weight, horizon);
 }
 

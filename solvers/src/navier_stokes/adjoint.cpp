@@ -49,6 +49,7 @@ NavierStokesAdjoint::NavierStokesAdjoint(NavierStokes& forward)
   m_discarded = zero_gradient();
   if (!forward.params().actuators.empty())
     m_dtarget = forward.make_velocity("adj::dJ_dtarget");
+  m_dj_dpolicy.assign(forward.params().actuators.size(), 0.0);
   for (std::size_t k = 0; k < forward.obstacle_count(); ++k)
     m_mask_force_gradient.push_back(forward.make_velocity("adj::dJ_dmask"));
   m_lambda_psi = Field(m_domain, Location::Cell, 1, "adj::lambda_psi");
@@ -72,6 +73,7 @@ FlowGradient NavierStokesAdjoint::zero_gradient() const {
   g.actuator_scale.assign(p.actuators.size(), 0.0);
   for (const Actuator& a : p.actuators)
     g.actuator_signal.emplace_back(a.signal.coefficients.size(), 0.0);
+  g.policy.assign(p.policy.theta.size(), 0.0);
   return g;
 }
 
@@ -118,6 +120,8 @@ std::map<std::string, double> NavierStokesAdjoint::state_numbers() const {
     for (std::size_t j = 0; j < m_local.actuator_signal[k].size(); ++j)
       out[key + "_signal_" + std::to_string(j)] = m_local.actuator_signal[k][j];
   }
+  for (std::size_t j = 0; j < m_local.policy.size(); ++j)
+    out["dJ_dpolicy_" + std::to_string(j)] = m_local.policy[j];
   for (int f = 0; f < 6; ++f)
     for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j)
       out["dJ_dsignal_" + std::to_string(f) + "_" + std::to_string(j)] =
@@ -144,6 +148,8 @@ void NavierStokesAdjoint::restore_numbers(const std::map<std::string, double>& n
     for (std::size_t j = 0; j < m_local.actuator_signal[k].size(); ++j)
       m_local.actuator_signal[k][j] = numbers.at(key + "_signal_" + std::to_string(j));
   }
+  for (std::size_t j = 0; j < m_local.policy.size(); ++j)
+    m_local.policy[j] = numbers.at("dJ_dpolicy_" + std::to_string(j));
   for (int f = 0; f < 6; ++f)
     for (std::size_t j = 0; j < m_local.boundary_signal[f].size(); ++j)
       m_local.boundary_signal[f][j] =
@@ -183,6 +189,7 @@ FlowGradient NavierStokesAdjoint::gradient() const {
   for (auto& signal : g.actuator_signal)
     for (double& d : signal)
       d = comm.sum(d);
+  g.policy = comm.sum(m_local.policy); // rank 0's alone (add_feedback_transpose)
   return g;
 }
 
@@ -393,8 +400,13 @@ void NavierStokesAdjoint::add_actuator_derivatives(const Velocity3& dtarget) {
             acc += d(i, j, kk) * g(i, j, kk);
           });
     }
-    // U = sum_k scale_k a_k(t) G_k.
+    // U = sum_k scale_k a_k(t) G_k, or sum_k scale_k pi_k G_k with a feedback policy.
     const Actuator& a = actuators[k];
+    if (m_ns.params().policy.active()) {
+      m_local.actuator_scale[k] += m_ns.feedback().at(k) * sum;
+      m_dj_dpolicy.at(k) += a.scale * sum;
+      continue;
+    }
     m_local.actuator_scale[k] += a.signal.value(t) * sum;
     if (!a.signal.varies())
       continue;
@@ -403,6 +415,31 @@ void NavierStokesAdjoint::add_actuator_derivatives(const Velocity3& dtarget) {
     for (std::size_t j = 0; j < phi.size(); ++j)
       out[j] += a.scale * phi[j] * sum;
   }
+}
+
+void NavierStokesAdjoint::begin_feedback_step(const StepTape& tape) {
+  const control::FeedbackPolicy& policy = m_ns.params().policy;
+  if (!policy.active())
+    return;
+  m_sensors = m_ns.read_sensors(tape.u0);
+  m_ns.set_feedback(policy.evaluate(m_sensors));
+  m_dj_dpolicy.assign(m_ns.params().actuators.size(), 0.0);
+}
+
+void NavierStokesAdjoint::add_feedback_transpose(const std::vector<double>& sensors,
+                                                 Velocity3& lambda_u0) {
+  const control::FeedbackPolicy& policy = m_ns.params().policy;
+  if (!policy.active())
+    return;
+  const std::vector<double> dj_dpi = m_domain.comm().sum(m_dj_dpolicy);
+  // Every rank holds the same dJ/dpi and readings; rank 0 keeps dJ/dtheta, which gradient()
+  // sums over ranks like every other derivative.
+  std::vector<double> dj_dtheta(policy.theta.size(), 0.0);
+  const std::vector<double> dj_ds = policy.transpose(sensors, dj_dpi, dj_dtheta);
+  if (m_domain.comm().rank() == 0)
+    for (std::size_t j = 0; j < dj_dtheta.size(); ++j)
+      m_local.policy[j] += dj_dtheta[j];
+  m_ns.sensors().add_transpose(dj_ds, lambda_u0);
 }
 
 void NavierStokesAdjoint::potential_ghosts_transpose(Field& lambda) {
@@ -495,6 +532,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
 
 void NavierStokesAdjoint::step_adjoint(const StepTape& tape, Velocity3& lambda,
                                        const ForceSeed& force_seed, const Field* pressure_seed) {
+  begin_feedback_step(tape);
   if (m_ns.params().scheme == TimeScheme::Rk3CrankNicolson)
     step_adjoint_rk3_crank_nicolson(tape, lambda, force_seed, pressure_seed);
   else
@@ -539,6 +577,7 @@ void NavierStokesAdjoint::step_adjoint_ssp_rk3(const StepTape& tape, Velocity3& 
   m_ns.set_force_time(t0 + ssp_stage_start(0) * dt);
   euler_combination_adjoint(r1.a, r1.b, tape.u0, dt, r1.force_weight, force_seed, m_stage1, m_start,
                             m_start);
+  add_feedback_transpose(m_sensors, m_start);
   m_ns.set_boundary_time(t0);
   prepare_adjoint(m_start);
   for (int c = 0; c < dim; ++c)

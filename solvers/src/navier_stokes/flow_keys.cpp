@@ -1,6 +1,7 @@
 #include "undertow/solvers/navier_stokes/flow_keys.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/log.hpp"
 #include "undertow/solvers/linear/petsc_options.hpp"
 
 #include <cmath>
@@ -21,6 +22,7 @@ void declare_flow_keys(ConfigSchema& s) {
   BoundarySet::declare_keys(s);
   ObstacleSet::declare_keys(s);
   declare_actuator_keys(s);
+  control::FeedbackPolicy::declare_keys(s);
   s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
       .one_of({"rest", "taylor_green", "abc", "poiseuille"});
   s.add("initial.amplitude", ValueType::Real, "1",
@@ -62,6 +64,55 @@ void declare_flow_keys(ConfigSchema& s) {
         "PETSc options for the pressure solver, without prefix (e.g. '-pc_type hypre')");
 }
 
+namespace {
+
+/// The policy keys: sensors inside the domain, a policy only with actuators, which then follow
+/// it instead of signals.
+void feedback_from_config(const Config& cfg, const Domain& domain, NavierStokesParams& params) {
+  const auto points = cfg.get_real_list("policy.sensors");
+  const int dim = domain.dim();
+  if (cfg.get_string("policy.kind") == "none") {
+    for (const char* key :
+         {"policy.sensors", "policy.weights", "policy.hidden", "policy.saturate", "policy.seed"})
+      if (cfg.is_given(key))
+        throw ConfigError(std::string(key) +
+                          " is given but policy.kind = none: set policy.kind (linear or "
+                          "network), or remove the key");
+    return;
+  }
+  if (params.actuators.empty())
+    throw ConfigError("policy.kind is set but no body has an actuator for it to drive: give "
+                      "obstacleK.jet_angles and .jet_velocity, or obstacleK.rotation_rate");
+  if (points.empty() || points.size() % dim != 0)
+    throw ConfigError("policy.sensors needs " + std::to_string(dim) +
+                      " coordinates per sensor (x y" + (dim == 3 ? " z" : "") +
+                      "), at least one "
+                      "sensor; it has " +
+                      std::to_string(points.size()) + " values");
+  const DomainSpec& spec = domain.spec();
+  for (std::size_t i = 0; i < points.size(); i += dim) {
+    std::array<double, 3> x{0, 0, 0};
+    for (int a = 0; a < dim; ++a) {
+      x[a] = points[i + a];
+      if (!(x[a] >= spec.origin[a] && x[a] <= spec.origin[a] + spec.length[a]))
+        throw ConfigError("policy.sensors: sensor " + std::to_string(i / dim + 1) +
+                          " lies outside the domain (its coordinate " + "xyz"[a] +
+                          format(" = %g, the domain spans [%g, %g]); move it inside", x[a],
+                                 spec.origin[a], spec.origin[a] + spec.length[a]));
+    }
+    params.sensors.push_back(x);
+  }
+  for (const Actuator& a : params.actuators)
+    if (a.signal.varies())
+      throw ConfigError(a.name() + "_signal is given but policy.kind drives " + a.name() +
+                        ": the policy replaces the signal in time; remove one of them");
+  params.policy =
+      control::FeedbackPolicy::from_config(cfg, static_cast<int>(params.sensors.size()) * dim,
+                                           static_cast<int>(params.actuators.size()));
+}
+
+} // namespace
+
 NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
   NavierStokesParams params;
   params.nu = cfg.get_real("fluid.nu");
@@ -75,6 +126,7 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
   params.boundaries = BoundarySet::from_config(cfg, domain.spec());
   params.obstacles = ObstacleSet::from_config(cfg, domain.dim());
   params.actuators = actuators_from_config(cfg, params.obstacles);
+  feedback_from_config(cfg, domain, params);
   params.scheme =
       cfg.get_string("time.scheme") == "imex" ? TimeScheme::Rk3CrankNicolson : TimeScheme::SspRk3;
   params.viscous_rtol = cfg.get_real("viscous.rtol");

@@ -295,6 +295,7 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
   const double t0 = m_time;
   m_boundary_time = t0;
   prepare(m_u);
+  update_feedback();
   if (tape) {
     tape->time = m_time;
     tape->dt = dt;

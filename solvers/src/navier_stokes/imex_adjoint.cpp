@@ -318,6 +318,7 @@ void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, 
     imex_substep_adjoint(k, *w[k], k > 0 ? w[k - 1] : nullptr, p, dt, force_seed, *lambda_ustar,
                          *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr, m_lambda_p);
   }
+  add_feedback_transpose(m_sensors, m_start);
   m_ns.set_boundary_time(tape.time);
   prepare_adjoint(m_start);
   for (int c = 0; c < dim; ++c)

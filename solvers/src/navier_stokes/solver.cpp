@@ -284,12 +284,27 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
   }
   for (int c = 0; c < domain.dim() && !m_patterns.empty(); ++c)
     m_target[c] = Field(domain, kFaces[c], kGhost, "ns::target");
+  for (const auto& x : params.sensors)
+    for (int c = 0; c < domain.dim(); ++c) {
+      Field w(domain, kFaces[c], kGhost, "ns::sensor");
+      set_probe_weight(domain, x, c, w);
+      m_sensors.add(c, w);
+    }
+  m_feedback.assign(params.actuators.size(), 0.0);
+}
+
+void NavierStokes::update_feedback() {
+  if (m_params.policy.active())
+    m_feedback = m_params.policy.evaluate(read_sensors(m_u));
 }
 
 void NavierStokes::update_target() {
   std::vector<double> amplitude;
-  for (const Actuator& a : m_params.actuators)
-    amplitude.push_back(a.amplitude(m_boundary_time));
+  const bool feedback = m_params.policy.active();
+  for (std::size_t k = 0; k < m_params.actuators.size(); ++k) {
+    const Actuator& a = m_params.actuators[k];
+    amplitude.push_back(feedback ? a.scale * m_feedback.at(k) : a.amplitude(m_boundary_time));
+  }
   for (int c = 0; c < m_domain.dim(); ++c)
     combine_patterns(m_patterns, amplitude, c, m_target[c]);
 }
@@ -515,6 +530,7 @@ void NavierStokes::step_ssp_rk3(double dt, StepTape* tape) {
   const double t0 = m_time;
   m_boundary_time = t0;
   prepare(m_u);
+  update_feedback();
   if (tape) {
     tape->time = m_time;
     tape->dt = dt;

@@ -4,7 +4,8 @@
 /// in a direction and central finite differences. Scalar parameters are named as in the case
 /// file: "fluid.nu", "fluid.body_force_x", "boundary.x_lo.velocity_x", "obstacle1.radius", the
 /// coefficients of a face's control signal "boundary.x_lo.signal_J", an actuator's scale and
-/// signal "obstacle1.rotation_rate", "obstacle1.jet_signal_J", ...; each belongs to a
+/// signal "obstacle1.rotation_rate", "obstacle1.jet_signal_J", the feedback policy's weights
+/// "policy.weight_J", ...; each belongs to a
 /// group (nu, body_force, boundary, control, shape); the field-valued initial velocity
 /// and Brinkman design field form the groups "initial" and "design".
 
@@ -27,6 +28,7 @@ struct ScalarParameter {
     BoundarySignal,
     ActuatorScale,
     ActuatorSignal,
+    PolicyWeight,
     Shape
   };
   std::string name;  ///< e.g. "obstacle1.radius", "boundary.x_lo.signal_2"

@@ -38,6 +38,8 @@ struct FlowGradient {
   /// and dJ/d(its signal's coefficients) [J].
   std::vector<double> actuator_scale;
   std::vector<std::vector<double>> actuator_signal;
+  /// dJ/dtheta of the feedback policy (NavierStokesParams::policy) [J]; empty without one.
+  std::vector<double> policy;
 };
 
 /// Where an objective's derivative with respect to the forces of one step enters its adjoint:
@@ -105,8 +107,17 @@ class NavierStokesAdjoint {
   /// Adds the derivatives with respect to every actuator's amplitude A_k at the forward
   /// solver's boundary_time(), sum over the free faces of dtarget . G_k (dtarget = dJ/dU, the
   /// actuators' target velocity): a_k(t) S to dJ/d(scale_k) and scale_k phi_j(t) S to its
-  /// signal's coefficients. Collective only in that every rank must call it.
+  /// signal's coefficients. With a feedback policy A_k = scale_k pi_k instead: pi_k S to
+  /// dJ/d(scale_k), and scale_k S to the step's dJ/dpi_k, which add_feedback_transpose takes
+  /// through the policy. Not collective.
   void add_actuator_derivatives(const Velocity3& dtarget);
+  /// The transpose of the step's sensors -> policy chain, pi(s(u_n)): with the step's dJ/dpi
+  /// (summed over ranks here), adds (dpi/dtheta)^T dJ/dpi to the policy's gradient and
+  /// (ds/du_n)^T (dpi/ds)^T dJ/dpi to lambda_u0, the adjoint of the prepared u_n (ghosts
+  /// included, before prepare_adjoint); `sensors` are the step's readings s(u_n). step_adjoint
+  /// calls it; the policy's amplitudes must be those of the step (NavierStokes::set_feedback).
+  /// Collective.
+  void add_feedback_transpose(const std::vector<double>& sensors, Velocity3& lambda_u0);
   /// Transpose of NavierStokes::potential_ghosts: the outflow ghosts, then the halo
   /// (scatter_add). Collective.
   void potential_ghosts_transpose(Field& lambda);
@@ -149,6 +160,9 @@ class NavierStokesAdjoint {
                                        const ForceSeed& force_seed, const Field* pressure_seed);
   /// RK3-CN's scratch, allocated on first use.
   void allocate_imex();
+  /// With a feedback policy: the sensors of the tape's u_n and the policy's amplitudes from
+  /// them (set in the forward solver), and a zero dJ/dpi for the step. Collective.
+  void begin_feedback_step(const StepTape& tape);
 
   NavierStokes& m_ns;
   const Domain& m_domain;
@@ -171,9 +185,11 @@ class NavierStokesAdjoint {
   /// RK3-CN: the recomputed right-hand side and u* of a substep, the transposed solve's solution
   /// and right-hand side, and a masked copy and a scatter target for the transposed stencils.
   Velocity3 m_imex_rhs, m_ustar, m_viscous_mu, m_masked, m_scatter;
-  Field m_lambda_p;           ///< RK3-CN: the adjoint of the pressure, carried between steps
-  Field m_psi_seed;           ///< a projection's dJ/dpsi, made from a pressure seed
-  Field m_gradient_transpose; ///< scratch: G^T of a face field, ghosts included
+  std::vector<double> m_sensors;    ///< the readings of the step being transposed
+  std::vector<double> m_dj_dpolicy; ///< its dJ/dpi, this rank's part
+  Field m_lambda_p;                 ///< RK3-CN: the adjoint of the pressure, carried between steps
+  Field m_psi_seed;                 ///< a projection's dJ/dpsi, made from a pressure seed
+  Field m_gradient_transpose;       ///< scratch: G^T of a face field, ghosts included
   std::unique_ptr<linear::FieldBiCGStab> m_krylov;
   Timers m_timers;
 };

@@ -34,12 +34,14 @@
 #include "undertow/core/field.hpp"
 #include "undertow/core/halo.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/solvers/control/feedback_policy.hpp"
 #include "undertow/solvers/linear/field_bicgstab.hpp"
 #include "undertow/solvers/linear/pressure_poisson.hpp"
 #include "undertow/solvers/navier_stokes/actuators.hpp"
 #include "undertow/solvers/navier_stokes/boundary.hpp"
 #include "undertow/solvers/navier_stokes/obstacles.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
+#include "undertow/solvers/navier_stokes/sensors.hpp"
 
 #include <array>
 #include <functional>
@@ -126,7 +128,12 @@ struct NavierStokesParams {
   /// Rotation and jets of bodies: the penalty's target velocity (actuators.hpp), taken at the
   /// time of each stage's velocity (boundary_time()).
   std::vector<Actuator> actuators;
-  linear::PoissonSpec pressure; ///< faces are set from `boundaries`
+  /// A feedback policy driving every actuator instead of its signal: A_k = scale_k pi_k(s),
+  /// s the readings of the sensors at `sensors` (every velocity component at each point) at
+  /// the step's start, held through the step.
+  control::FeedbackPolicy policy;
+  std::vector<std::array<double, 3>> sensors; ///< [m]
+  linear::PoissonSpec pressure;               ///< faces are set from `boundaries`
   TimeScheme scheme = TimeScheme::SspRk3;
   double viscous_rtol = 1e-10;      ///< relative residual of the implicit viscous solves
   int viscous_max_iterations = 200; ///< their iteration limit
@@ -164,6 +171,17 @@ class NavierStokes {
   /// recomputes. Not collective.
   void set_force_time(double t) { m_force_time = t; }
   double force_time() const { return m_force_time; }
+  /// With a feedback policy: the readings of its sensors in a prepared velocity (every
+  /// component at each sensor's point, in order) [m/s]. Collective.
+  std::vector<double> read_sensors(const std::array<Field, 3>& u) const {
+    return m_sensors.read(m_domain.comm(), u);
+  }
+  const VelocitySensors& sensors() const { return m_sensors; }
+  /// With a feedback policy: pi(s), the amplitudes of the actuators over their scales, that
+  /// the target holds through a step. step() sets them from the step's start; the adjoint sets
+  /// those of the step it reverses. Not collective.
+  void set_feedback(std::vector<double> a) { m_feedback = std::move(a); }
+  const std::vector<double>& feedback() const { return m_feedback; }
   /// The body force of component c at force_time() [m/s^2]. Not collective.
   double body_force(int c) const {
     return m_params.body_force[c] * m_params.body_force_signal.value(m_force_time);
@@ -237,8 +255,12 @@ class NavierStokes {
   const Field& target(int c) const { return m_target[c]; }
   /// Pattern G of actuator k on the faces of component c (every local face).
   const Field& actuator_pattern(std::size_t k, int c) const { return m_patterns[k][c]; }
-  /// Sets target() to sum_k A_k(t) G_k at t = boundary_time(). Not collective.
+  /// Sets target() to sum_k A_k(t) G_k at t = boundary_time(), A_k = scale_k feedback()[k]
+  /// with a feedback policy. Not collective.
   void update_target();
+  /// With a feedback policy: feedback() := pi(read_sensors(velocity())), the velocity being
+  /// prepared. Collective.
+  void update_feedback();
   /// Mask of obstacle k on the faces of component c (1 inside, 0 outside).
   const Field& mask(int k, int c) const { return m_masks[k][c]; }
   /// Pressure solver iterations of the last step, summed over its three stages.
@@ -305,6 +327,8 @@ class NavierStokes {
   std::array<Field, 3> m_penalised;             ///< penalised Euler step of the current stage
   std::vector<std::array<Field, 3>> m_patterns; ///< per actuator and component
   std::array<Field, 3> m_target;                ///< the actuators' target velocity
+  VelocitySensors m_sensors;                    ///< the feedback policy's
+  std::vector<double> m_feedback;               ///< pi(s) of the step (feedback())
   std::array<Field, 3> m_outflow_scratch;       ///< convective outflow values of the current stage
   std::vector<std::array<double, 3>> m_forces;
   bool m_penalised_flow = false;
