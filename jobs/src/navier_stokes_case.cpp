@@ -226,6 +226,8 @@ Clock flow_clock(const RunContext& ctx, const NavierStokes& ns) {
                (clock.fixed_dt > 0 ? format("fixed dt = %.4e", clock.fixed_dt)
                                    : format("CFL-adaptive dt (time.cfl = %.2f)", clock.cfl)) +
                ", pressure solver " + ns.pressure_method());
+  if (ns.params().policy.active())
+    ctx.log.info(feedback_summary(ns.params()));
   // The initial field may be at rest while its boundaries move: the flow reaches their speeds
   // within a step, so the limit counts them too.
   double advective = 0;

@@ -92,10 +92,22 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
   return params;
 }
 
+std::string feedback_summary(const NavierStokesParams& params) {
+  if (!params.policy.active())
+    return "";
+  std::string out = "feedback policy: " + params.policy.describe() + ", " +
+                    std::to_string(params.sensors.size()) + " sensors, driving";
+  for (const auto& a : params.actuators)
+    out += " " + a.name();
+  return out;
+}
+
 adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
                                    const std::string& restart, const Log& log) {
   adjoint::Control m;
   m.flow = flow_parameters(cfg, domain);
+  if (m.flow.policy.active())
+    log.info(feedback_summary(m.flow));
   if (m.flow.pressure.rtol > 1e-11)
     log.info(format("note: pressure.rtol = %.1e; gradients are only as accurate as the pressure "
                     "solves: set pressure.rtol = 1e-12 for finite-difference agreement to 6 "

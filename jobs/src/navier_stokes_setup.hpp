@@ -15,6 +15,9 @@ namespace jobs {
 /// (navier_stokes::flow_parameters), with the design field of obstacles.design, a number or an
 /// HDF5 file. Throws ConfigError naming a bad key. Collective (reads a file).
 navier_stokes::NavierStokesParams flow_parameters(const Config& config, const Domain& domain);
+/// "feedback policy: linear 18 -> 1, saturated (19 weights), 9 sensors, driving
+/// obstacle1.jet", or empty without a policy: for the start of a run's log.
+std::string feedback_summary(const navier_stokes::NavierStokesParams& params);
 
 /// Declares [adjoint]: the settings of `undertow gradient`. Not collective.
 void declare_adjoint_keys(ConfigSchema& schema);

@@ -1,7 +1,8 @@
 // Gradients with respect to time-dependent controls: the coefficients of the control signals
 // a(t) of the inflow, of a moving wall and of the body force (every kind of signal, both time
 // schemes) through whole runs of the channel case, and of a rotating cylinder with a jet pair
-// (actuators.hpp):
+// (actuators.hpp), and of both actuators driven by a feedback policy from velocity sensors
+// (a linear one and a saturated network; control/feedback_policy.hpp):
 // Taylor remainder rates 2, central finite differences, the same gradient with binomial
 // checkpointing (bitwise), and on 1, 2 and 4 ranks.
 
@@ -84,6 +85,21 @@ Control actuated_case(const Domain& d, TimeScheme scheme) {
   return m;
 }
 
+/// The actuated case with both actuators driven by a feedback policy instead of their signals,
+/// from three sensors in the wake: linear, or (network) 4 tanh units with a saturated output.
+Control feedback_case(const Domain& d, TimeScheme scheme, bool network) {
+  Control m = actuated_case(d, scheme);
+  for (Actuator& a : m.flow.actuators)
+    a.signal = TimeSignal{};
+  m.flow.sensors = {{1.0, 0.4, 0.0}, {1.0, 0.64, 0.0}, {1.4, 0.52, 0.0}};
+  m.flow.policy = network ? control::FeedbackPolicy::network(6, 4, 2, true, 3)
+                          : control::FeedbackPolicy::linear(6, 2, false);
+  // Weights that actuate from the first step (a new policy's second layer is zero).
+  for (std::size_t j = 0; j < m.flow.policy.theta.size(); ++j)
+    m.flow.policy.theta[j] = (network ? 0.5 : 0.3) * std::sin(1.3 * j + 0.2);
+  return m;
+}
+
 struct ControlRun {
   std::unique_ptr<Domain> domain;
   std::unique_ptr<Log> log;
@@ -91,12 +107,17 @@ struct ControlRun {
   std::vector<double> dts = std::vector<double>(kSteps, kDt);
 };
 
-/// The channel case with signals `which` (control_case), or actuated (which < 0).
+constexpr int kActuated = -1, kLinearFeedback = -2, kNetworkFeedback = -3;
+
+/// The channel case with signals `which` (control_case), or actuated (kActuated), or driven by
+/// a feedback policy (kLinearFeedback, kNetworkFeedback).
 ControlRun make_run(const Communicator& comm, TimeScheme scheme, int which) {
   ControlRun r;
   r.domain = std::make_unique<Domain>(comm, channel_domain({0, 0, 0}));
   r.log = std::make_unique<Log>(comm);
-  r.m = which < 0 ? actuated_case(*r.domain, scheme) : control_case(*r.domain, scheme, which);
+  r.m = which == kActuated ? actuated_case(*r.domain, scheme)
+        : which < 0        ? feedback_case(*r.domain, scheme, which == kNetworkFeedback)
+                           : control_case(*r.domain, scheme, which);
   return r;
 }
 
@@ -166,7 +187,7 @@ TEST(ActuatorGradient, TaylorAndFiniteDifferences) {
   if (world().size() > 2)
     GTEST_SKIP();
   for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson}) {
-    ControlRun r = make_run(world(), scheme, -1);
+    ControlRun r = make_run(world(), scheme, kActuated);
     GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
     const Gradient g = driver.gradient(r.m, r.dts);
     const auto list = scalar_parameters(r.m, 2);
@@ -195,6 +216,44 @@ TEST(ActuatorGradient, TaylorAndFiniteDifferences) {
   }
 }
 
+// A feedback policy's gradients through whole runs, both schemes, linear and network: Taylor
+// remainders in a direction of its weights and the actuators' scales, and of the initial
+// velocity (which reaches J also through the sensors: the chain's transpose in every step);
+// central differences of every weight and scale (SSP-RK3).
+TEST(FeedbackGradient, TaylorAndFiniteDifferences) {
+  if (world().size() > 2)
+    GTEST_SKIP();
+  for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson})
+    for (int which : {kLinearFeedback, kNetworkFeedback}) {
+      ControlRun r = make_run(world(), scheme, which);
+      GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
+      const Gradient g = driver.gradient(r.m, r.dts);
+      const auto list = scalar_parameters(r.m, 2);
+      for (const std::string group : {"control", "initial"}) {
+        const Direction h = random_direction(r.m, list, group, 0.05, 7, *r.domain, 0.0);
+        // The network's tanh layers make the remainder's third-order part large: from eps 0.5
+        // the rates in its weights are 1.63, 1.85, 1.93, 1.97; from 0.125 the range is
+        // asymptotic.
+        const double eps0 = which == kNetworkFeedback && group == "control" ? 0.125 : 0.5;
+        const TaylorResult t = taylor_test(driver, r.m, r.dts, g, h, eps0, 4, list);
+        if (world().is_root()) {
+          std::printf("Taylor %s, scheme %d, %-8s dJ.h = % .6e  rates",
+                      r.m.flow.policy.describe().c_str(), int(scheme), group.c_str(), t.dJ_h);
+          for (double x : t.rate)
+            std::printf(" %.3f", x);
+          std::printf("\n");
+        }
+        EXPECT_FALSE(t.linear) << group;
+        EXPECT_GE(t.min_rate, 1.9) << group;
+      }
+      if (world().size() > 1 || scheme != TimeScheme::SspRk3)
+        continue;
+      // Two scales, and 2 x (6 + 1) weights or 4 x (6 + 1) + 2 x (4 + 1).
+      ASSERT_EQ(control_parameters(r.m).size(), which == kLinearFeedback ? 2u + 14u : 2u + 38u);
+      expect_finite_differences(driver, r, g);
+    }
+}
+
 // Central differences of every coefficient against the adjoint: SSP-RK3 with the inflow's
 // piecewise-constant, the wall's piecewise-linear and the body force's B-spline signal, RK3-CN
 // with the inflow's B-spline, the wall's Fourier and the body force's piecewise-constant one.
@@ -211,12 +270,12 @@ TEST(ControlGradient, FiniteDifferencesOfEveryCoefficient) {
 
 // The reverse sweep recomputes the stages from checkpoints with their boundary times and
 // targets: binomial checkpointing with 3 slots gives the gradient of the store-all sweep
-// bitwise, with signals and with actuators.
+// bitwise, with signals, with actuators and with a feedback policy.
 TEST(ControlGradient, CheckpointedEqualsStoreAll) {
   if (world().size() > 2)
     GTEST_SKIP();
   for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson})
-    for (int which : {3, -1}) {
+    for (int which : {3, kActuated, kNetworkFeedback}) {
       ControlRun r = make_run(world(), scheme, which);
       GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
       const Gradient all = driver.gradient(r.m, r.dts);
@@ -231,12 +290,12 @@ TEST(ControlGradient, CheckpointedEqualsStoreAll) {
     }
 }
 
-// The same gradient on every rank of world() as on its first rank alone, with signals and with
-// actuators.
+// The same gradient on every rank of world() as on its first rank alone, with signals, with
+// actuators and with a feedback policy.
 TEST(ControlGradient, SameOnEveryRankCount) {
   const Communicator& comm = world();
   for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson})
-    for (int which : {2, -1}) {
+    for (int which : {2, kActuated, kNetworkFeedback}) {
       const auto gradient_on = [&](const Communicator& c) {
         ControlRun r = make_run(c, scheme, which);
         GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
@@ -262,8 +321,11 @@ TEST(ControlGradient, SameOnEveryRankCount) {
       }
       std::printf("scheme %d, %s: %d ranks against 1, J and %.0f control derivatives differ by "
                   "%.2e relative at most\n",
-                  int(scheme), which < 0 ? "actuators" : "signals", comm.size(),
-                  double(one.size() - 1), worst);
+                  int(scheme),
+                  which == kActuated ? "actuators"
+                  : which < 0        ? "feedback"
+                                     : "signals",
+                  comm.size(), double(one.size() - 1), worst);
     }
 }
 
