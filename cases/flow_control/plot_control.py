@@ -9,7 +9,15 @@ mask).
 
     /usr/bin/python3 cases/flow_control/plot_control.py runs/rabault_open_loop [--body 1]
 
-Needs Debian's python3-matplotlib and python3-h5py (jobs/quickstart.sh installs them). Signals of kind
+With --runs, compares two `undertow run` outputs instead (e.g. a trained feedback policy against
+no actuation from the same restart file), each with its diagnostics.csv, writing control.png into
+the second:
+
+    /usr/bin/python3 cases/flow_control/plot_control.py --runs runs/uncontrolled runs/feedback_test
+
+The actuation is read from the diagnostics' actuator column (obstacle1.jet [m/s],
+obstacle1.rotation [rad/s]) where the run wrote one; older runs' signals are rebuilt from
+config.ini. Needs Debian's python3-matplotlib and python3-h5py (jobs/quickstart.sh installs them). Signals of kind
 piecewise_constant, piecewise_linear and fourier are drawn.
 """
 
@@ -52,12 +60,93 @@ def stats(d, body):
     return mean_cd, mean_cl, rms_cl
 
 
+def actuator_column(d):
+    """The diagnostics' first actuator column, e.g. obstacle1.jet, or None."""
+    for key in d:
+        if key.endswith(".jet") or key.endswith(".rotation"):
+            return key
+    return None
+
+
+def compare(before, after, body, what, t, amplitude, out, footer):
+    """Prints the table of mean C_D, mean C_L, RMS C_L and the actuation; writes control.png."""
+    unit = "m/s" if what == "jet" else "rad/s"
+    rows = []
+    for label, d in (("uncontrolled", before), ("controlled", after)):
+        rows.append((label,) + stats(d, body))
+    print(f"{'':14s} {'mean C_D':>10s} {'mean C_L':>10s} {'RMS C_L':>10s}")
+    for label, mean_cd, mean_cl, rms_cl in rows:
+        print(f"{label:14s} {mean_cd:10.5f} {mean_cl:10.5f} {rms_cl:10.5f}")
+    print(f"change         {100 * (rows[1][1] / rows[0][1] - 1):+9.2f}% "
+          f"{'':10s} {100 * (rows[1][3] / rows[0][3] - 1):+9.2f}%")
+    rms_a = math.sqrt(sum(a * a for a in amplitude) / len(amplitude))
+    peak_a = max(abs(a) for a in amplitude)
+    print(f"actuation {what}: RMS {rms_a:.4g} {unit}, peak {peak_a:.4g} {unit}"
+          + (" (relative to the mean inflow velocity 1 m/s)" if what == "jet" else ""))
+    if footer:
+        print(footer)
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    for d, label in ((before, "uncontrolled"), (after, "controlled")):
+        axes[0].plot(d["time"], d[f"Cx_{body}"], label=label, lw=1)
+        axes[1].plot(d["time"], d[f"Cy_{body}"], label=label, lw=1)
+    axes[0].set_ylabel("C_D")
+    axes[1].set_ylabel("C_L")
+    axes[0].legend()
+    axes[2].plot(t, amplitude, color="k", lw=1)
+    axes[2].set_ylabel(f"{what} {'velocity' if what == 'jet' else 'rate'} [{unit}]")
+    axes[2].set_xlabel("t [s]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path = os.path.join(out, "control.png")
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+
+
+def config_getter(out):
+    config = configparser.ConfigParser()
+    config.read(os.path.join(out, "config.ini"))
+
+    def get(key, default=None):
+        section, name = key.split(".", 1)
+        if config.has_option(section, name):
+            return config.get(section, name).split("#")[0].strip()
+        return default
+
+    return get
+
+
+def compare_runs(first, second, body):
+    paths = [os.path.join(r, "diagnostics.csv") for r in (first, second)]
+    for path in paths:
+        if not os.path.exists(path):
+            sys.exit(f"{path} is missing: the case needs [diagnostics] (every) for its series")
+    before, after = read_csv(paths[0]), read_csv(paths[1])
+    column = actuator_column(after)
+    if column is None:
+        sys.exit(f"{paths[1]} has no actuator column (obstacleK.jet or .rotation)")
+    compare(before, after, body, column.split(".")[1], after["time"], after[column], second, "")
+    vorticity_frame(second, config_getter(second))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("output")
+    parser.add_argument("output", nargs="+")
+    parser.add_argument("--runs", action="store_true",
+                        help="compare two run outputs: uncontrolled, controlled")
     parser.add_argument("--body", type=int, default=1)
     args = parser.parse_args()
-    out = args.output
+    if args.runs:
+        if len(args.output) != 2:
+            sys.exit("--runs takes two run outputs: the uncontrolled one, then the controlled one")
+        compare_runs(args.output[0], args.output[1], args.body)
+        return
+    out = args.output[0]
     history = read_csv(os.path.join(out, "history.csv"))
     if not history:
         sys.exit(f"{out}/history.csv is empty: has the optimisation finished an iteration?")
@@ -68,64 +157,25 @@ def main():
         if not os.path.exists(path):
             sys.exit(f"{path} is missing: the case needs [diagnostics] (every) for its series")
     before, after = read_csv(first_csv), read_csv(last_csv)
-    config = configparser.ConfigParser()
-    config.read(os.path.join(out, "config.ini"))
-
-    def get(key, default=None):
-        section, name = key.split(".", 1)
-        if config.has_option(section, name):
-            return config.get(section, name).split("#")[0].strip()
-        return default
-
-    # The actuator whose signal the design varies.
-    names = [k for k in history if "_signal_" in k]
-    prefix = names[0].rsplit("_signal_", 1)[0]  # obstacle1.jet or obstacle1.rotation
-    section, what = prefix.split(".")
-    scale_key = f"{section}.{what}_velocity" if what == "jet" else f"{section}.{what}_rate"
-    scale = float(get(scale_key, "1"))
-    kind = get(f"{prefix}_signal", "constant")
-    interval = [float(v) for v in get(f"{prefix}_signal_interval", "0 1").replace(",", " ").split()]
-    period = float(get(f"{prefix}_signal_period", "1"))
-    final = [history[f"{prefix}_signal_{j}"][-1] for j in range(len(names))]
+    get = config_getter(out)
+    column = actuator_column(after)
     t = after["time"]
-    amplitude = [scale * signal(kind, final, interval[0], interval[1], period, s) for s in t]
-    unit = "m/s" if what == "jet" else "rad/s"
-    rows = []
-    for label, d in (("uncontrolled", before), ("controlled", after)):
-        mean_cd, mean_cl, rms_cl = stats(d, args.body)
-        rows.append((label, mean_cd, mean_cl, rms_cl))
-    print(f"{'':14s} {'mean C_D':>10s} {'mean C_L':>10s} {'RMS C_L':>10s}")
-    for label, mean_cd, mean_cl, rms_cl in rows:
-        print(f"{label:14s} {mean_cd:10.5f} {mean_cl:10.5f} {rms_cl:10.5f}")
-    print(f"change         {100 * (rows[1][1] / rows[0][1] - 1):+9.2f}% "
-          f"{'':10s} {100 * (rows[1][3] / rows[0][3] - 1):+9.2f}%")
-    rms_a = math.sqrt(sum(a * a for a in amplitude) / len(amplitude))
-    peak_a = max(abs(a) for a in amplitude)
-    print(f"actuation {what}: RMS {rms_a:.4g} {unit}, peak {peak_a:.4g} {unit}"
-          + (" (relative to the mean inflow velocity 1 m/s)" if what == "jet" else ""))
-    print(f"flow solves: {int(history['flow_solves'][-1])} evaluations (each a forward run and an "
-          "adjoint sweep)")
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
-    for d, label, style in ((before, "uncontrolled", "-"), (after, "controlled", "-")):
-        axes[0].plot(d["time"], d[f"Cx_{args.body}"], style, label=label, lw=1)
-        axes[1].plot(d["time"], d[f"Cy_{args.body}"], style, label=label, lw=1)
-    axes[0].set_ylabel("C_D")
-    axes[1].set_ylabel("C_L")
-    axes[0].legend()
-    axes[2].plot(t, amplitude, color="k", lw=1)
-    axes[2].set_ylabel(f"{what} {'velocity' if what == 'jet' else 'rate'} [{unit}]")
-    axes[2].set_xlabel("t [s] (from the restart)")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = os.path.join(out, "control.png")
-    fig.savefig(path, dpi=110)
-    print(f"wrote {path}")
+    if column is not None:
+        what, amplitude = column.split(".")[1], after[column]
+    else:  # a run before the diagnostics recorded the actuation: rebuild the signal
+        names = [k for k in history if "_signal_" in k]
+        prefix = names[0].rsplit("_signal_", 1)[0]  # obstacle1.jet or obstacle1.rotation
+        section, what = prefix.split(".")
+        scale_key = f"{section}.{what}_velocity" if what == "jet" else f"{section}.{what}_rate"
+        scale = float(get(scale_key, "1"))
+        kind = get(f"{prefix}_signal", "constant")
+        interval = [float(v) for v in
+                    get(f"{prefix}_signal_interval", "0 1").replace(",", " ").split()]
+        period = float(get(f"{prefix}_signal_period", "1"))
+        final = [history[f"{prefix}_signal_{j}"][-1] for j in range(len(names))]
+        amplitude = [scale * signal(kind, final, interval[0], interval[1], period, s) for s in t]
+    compare(before, after, args.body, what, t, amplitude, out,
+            f"flow solves: {last} evaluations (each a forward run and an adjoint sweep)")
     vorticity_frame(out, get)
 
 

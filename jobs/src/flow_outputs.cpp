@@ -163,7 +163,8 @@ std::string DivergenceGuard::save_last_good() const {
 
 namespace {
 
-std::vector<std::string> diagnostics_columns(const ForceReport& forces, int dim) {
+std::vector<std::string> diagnostics_columns(const ForceReport& forces, int dim,
+                                             const NavierStokesParams& params) {
   std::vector<std::string> columns = {
       "step",      "time",           "dt",      "courant", "poisson_iterations", "kinetic_energy",
       "enstrophy", "max_divergence", "max_dudt"};
@@ -172,6 +173,9 @@ std::vector<std::string> diagnostics_columns(const ForceReport& forces, int dim)
       columns.push_back(std::string("C") + "xyz"[a] + "_" + std::to_string(k + 1));
   if (forces.has_probes)
     columns.push_back("pressure_drop");
+  // Each actuator's amplitude: "obstacle1.jet" [m/s], "obstacle1.rotation" [rad/s].
+  for (const auto& a : params.actuators)
+    columns.push_back(a.name());
   return columns;
 }
 
@@ -191,7 +195,7 @@ FlowOutputs::FlowOutputs(const Config& cfg, NavierStokes& ns, const std::string&
       m_every(cfg.get_int("output.progress_every")),
       m_diagnostics_every(cfg.get_int("diagnostics.every")),
       m_diagnostics(ns.domain().comm(), output_dir + "/diagnostics.csv",
-                    diagnostics_columns(m_forces, ns.domain().dim()),
+                    diagnostics_columns(m_forces, ns.domain().dim(), ns.params()),
                     first_step > 0 ? first_step : -1) {}
 
 void FlowOutputs::attach(Simulation& sim) {
@@ -278,6 +282,10 @@ const FlowOutputs::Sample& FlowOutputs::sample(const Simulation& sim) {
   }
   if (m_forces.has_probes)
     x.row.push_back(m_forces.pressure_drop(ns));
+  for (std::size_t k = 0; k < ns.params().actuators.size(); ++k) {
+    x.row.push_back(ns.actuator_amplitude(k));
+    x.forces_text += format("  A%.0f %.4f", double(k + 1), ns.actuator_amplitude(k));
+  }
   return x;
 }
 

@@ -300,11 +300,8 @@ void NavierStokes::update_feedback() {
 
 void NavierStokes::update_target() {
   std::vector<double> amplitude;
-  const bool feedback = m_params.policy.active();
-  for (std::size_t k = 0; k < m_params.actuators.size(); ++k) {
-    const Actuator& a = m_params.actuators[k];
-    amplitude.push_back(feedback ? a.scale * m_feedback.at(k) : a.amplitude(m_boundary_time));
-  }
+  for (std::size_t k = 0; k < m_params.actuators.size(); ++k)
+    amplitude.push_back(actuator_amplitude(k));
   for (int c = 0; c < m_domain.dim(); ++c)
     combine_patterns(m_patterns, amplitude, c, m_target[c]);
 }

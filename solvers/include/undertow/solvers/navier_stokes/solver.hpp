@@ -182,6 +182,12 @@ class NavierStokes {
   /// those of the step it reverses. Not collective.
   void set_feedback(std::vector<double> a) { m_feedback = std::move(a); }
   const std::vector<double>& feedback() const { return m_feedback; }
+  /// A_k of actuator k [rad/s or m/s]: scale_k times the policy's feedback()[k] (that of the
+  /// last step), or times its signal at boundary_time(). Not collective.
+  double actuator_amplitude(std::size_t k) const {
+    const Actuator& a = m_params.actuators.at(k);
+    return m_params.policy.active() ? a.scale * m_feedback.at(k) : a.amplitude(m_boundary_time);
+  }
   /// The body force of component c at force_time() [m/s^2]. Not collective.
   double body_force(int c) const {
     return m_params.body_force[c] * m_params.body_force_signal.value(m_force_time);
