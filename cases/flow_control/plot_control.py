@@ -186,9 +186,11 @@ def vorticity_frame(out, get):
     import h5py
     import matplotlib.pyplot as plt
 
-    files = sorted(glob.glob(os.path.join(out, "flow", "fields", "*.h5")))
+    # optimize writes the designs' flows under flow/, run its fields directly.
+    files = sorted(glob.glob(os.path.join(out, "flow", "fields", "*.h5")) or
+                   glob.glob(os.path.join(out, "fields", "*.h5")))
     if not files:
-        print("no flow/fields/*.h5: no vorticity frame")
+        print("no flow/fields/*.h5 or fields/*.h5: no vorticity frame")
         return
     with h5py.File(files[-1], "r") as f:
         omega, mask = f["vorticity"][()], f["mask"][()]
@@ -198,7 +200,7 @@ def vorticity_frame(out, get):
     limit = max(1e-12, float(abs(omega).max()) * 0.5)
     ax.imshow(omega, origin="lower", extent=extent, cmap="RdBu_r", vmin=-limit, vmax=limit)
     ax.contour(mask, levels=[0.5], colors="k", linewidths=0.8, origin="lower", extent=extent)
-    ax.set_title("vorticity of the final design at the end of the horizon [1/s]")
+    ax.set_title("vorticity at the end of the run [1/s]")
     ax.set_aspect("equal")
     fig.tight_layout()
     path = os.path.join(out, "vorticity.png")
