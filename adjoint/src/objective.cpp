@@ -93,14 +93,6 @@ void subtract(const Field& a, const Field& b, Field& out) {
       KOKKOS_LAMBDA(long i, long j, long k) { o(i, j, k) = av(i, j, k) - bv(i, j, k); });
 }
 
-/// y += a x over every local value.
-void axpy_all(double a, const Field& x, Field& y) {
-  const FieldView xv = x.view(), yv = y.view();
-  for_each(
-      "adj::axpy_all", y.ghosted(),
-      KOKKOS_LAMBDA(long i, long j, long k) { yv(i, j, k) += a * xv(i, j, k); });
-}
-
 /// Force coefficient 2 F_a / (U^2 L) of one obstacle along one axis (drag, lift, side force).
 /// C = scale F_axis of one obstacle, or C^2 (`squared`: averaged over a window, the mean
 /// square, whose root is the RMS of a fluctuation about zero).
@@ -317,33 +309,29 @@ class VelocityMisfit : public Objective {
 
 /// 1/2 (u_c(x_p, t) - d(t))^2: the cell-centred velocity component at a probe against a
 /// measured time series d (CSV rows "time,value", interpolated linearly in time).
-/// u_c at the centre of the cell containing x, as a dot product with face weights (so that its
-/// derivative is the weights themselves): the mean of the cell's two faces along c.
+/// u_c at the centre of the cell containing x: a velocity sensor (navier_stokes/sensors.hpp).
 class ProbePoint {
  public:
   ProbePoint(navier_stokes::NavierStokes& ns, std::array<double, 3> x, int component)
       : m_domain(ns.domain()), m_c(component) {
-    m_weights = ns.make_velocity("adj::probe");
-    for (int c = 0; c < m_domain.dim(); ++c)
-      fill_value(m_weights[c], m_weights[c].ghosted(), 0.0);
-    navier_stokes::set_probe_weight(m_domain, x, m_c, m_weights[m_c]);
+    m_sensor.add(m_c,
+                 navier_stokes::probe_faces(m_domain, x, m_c, ns.velocity(m_c).layout().ghost));
   }
   int component() const { return m_c; }
   /// u_c(x) in the state. Collective.
   double value(const StepState& s) const {
-    return global_dot_with_ghosts(m_domain.comm(), m_weights[m_c], (*s.velocity)[m_c]);
+    return m_sensor.read(m_domain.comm(), *s.velocity).at(0);
   }
   /// Adds weight * du_c(x)/du to the seeds. Not collective.
   void add_derivative(double weight, StepSeeds& seeds) const {
-    for (int c = 0; c < m_domain.dim(); ++c)
-      axpy_all(weight, m_weights[c], seeds.velocity[c]);
+    m_sensor.add_transpose({weight}, seeds.velocity);
     seeds.has_velocity = true;
   }
 
  private:
   const Domain& m_domain;
   int m_c;
-  Velocity3 m_weights;
+  navier_stokes::VelocitySensors m_sensor;
 };
 
 class ProbeValue : public Objective {

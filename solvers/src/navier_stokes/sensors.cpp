@@ -3,38 +3,33 @@
 namespace undertow {
 namespace navier_stokes {
 
-bool set_probe_weight(const Domain& d, const std::array<double, 3>& x, int c, Field& weight) {
-  const FieldView w = weight.view();
-  fill_value(weight, weight.ghosted(), 0.0);
+IndexSpace probe_faces(const Domain& d, const std::array<double, 3>& x, int c, int ghost) {
   // Local cell indices; face and cell fields share the offsets and ghost widths, so the cell's
   // lower face along c has the same local indices.
-  const FieldLayout& l = weight.layout();
-  const Field cells(d, Location::Cell, l.ghost, "ns::probe_cells");
-  long idx[3];
-  bool inside = true;
+  const FieldLayout cells = d.layout(Location::Cell, ghost);
+  IndexSpace faces;
   for (int a = 0; a < 3; ++a) {
     const long global = a < d.dim() ? d.cell_containing(a, x[a]) : 0;
-    idx[a] = global - cells.layout().global_offset[a];
-    inside = inside && idx[a] >= cells.owned().begin[a] && idx[a] < cells.owned().end[a];
+    const long local = global - cells.global_offset[a];
+    if (local < cells.owned.begin[a] || local >= cells.owned.end[a])
+      return IndexSpace{};
+    faces.begin[a] = local;
+    faces.end[a] = local + (a == c ? 2 : 1);
   }
-  if (!inside)
-    return false;
-  auto host = Kokkos::create_mirror_view(w);
-  Kokkos::deep_copy(host, 0.0);
-  host(idx[0], idx[1], idx[2]) += 0.5;
-  host(idx[0] + (c == 0), idx[1] + (c == 1), idx[2] + (c == 2)) += 0.5;
-  Kokkos::deep_copy(w, host);
-  return true;
+  return faces;
 }
 
 std::vector<double> VelocitySensors::read(const Communicator& comm,
                                           const std::array<Field, 3>& u) const {
-  std::vector<double> local;
-  for (const auto& sensor : m_sensors) {
-    const FieldView w = sensor.second.view(), v = u[sensor.first].view();
-    local.push_back(local_sum(
-        "ns::sensor_read", sensor.second.ghosted(),
-        KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += w(i, j, k) * v(i, j, k); }));
+  std::vector<double> local(m_sensors.size(), 0.0);
+  for (std::size_t s = 0; s < m_sensors.size(); ++s) {
+    const IndexSpace& faces = m_sensors[s].second;
+    if (faces.empty())
+      continue;
+    const FieldView v = u[m_sensors[s].first].view();
+    local[s] = local_sum(
+        "ns::sensor_read", faces,
+        KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += 0.5 * v(i, j, k); });
   }
   return comm.sum(local);
 }
@@ -42,11 +37,14 @@ std::vector<double> VelocitySensors::read(const Communicator& comm,
 void VelocitySensors::add_transpose(const std::vector<double>& g,
                                     std::array<Field, 3>& seed) const {
   for (std::size_t s = 0; s < m_sensors.size(); ++s) {
-    const FieldView w = m_sensors[s].second.view(), out = seed[m_sensors[s].first].view();
-    const double gs = g.at(s);
+    const IndexSpace& faces = m_sensors[s].second;
+    if (faces.empty())
+      continue;
+    const FieldView out = seed[m_sensors[s].first].view();
+    const double gs = 0.5 * g.at(s);
     for_each(
-        "ns::sensor_transpose", m_sensors[s].second.ghosted(),
-        KOKKOS_LAMBDA(long i, long j, long k) { out(i, j, k) += gs * w(i, j, k); });
+        "ns::sensor_transpose", faces,
+        KOKKOS_LAMBDA(long i, long j, long k) { out(i, j, k) += gs; });
   }
 }
 

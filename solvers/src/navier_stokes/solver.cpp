@@ -285,11 +285,8 @@ NavierStokes::NavierStokes(const Domain& domain, const NavierStokesParams& param
   for (int c = 0; c < domain.dim() && !m_patterns.empty(); ++c)
     m_target[c] = Field(domain, kFaces[c], kGhost, "ns::target");
   for (const auto& x : params.sensors)
-    for (int c = 0; c < domain.dim(); ++c) {
-      Field w(domain, kFaces[c], kGhost, "ns::sensor");
-      set_probe_weight(domain, x, c, w);
-      m_sensors.add(c, w);
-    }
+    for (int c = 0; c < domain.dim(); ++c)
+      m_sensors.add(c, probe_faces(domain, x, c, kGhost));
   m_feedback.assign(params.actuators.size(), 0.0);
 }
 

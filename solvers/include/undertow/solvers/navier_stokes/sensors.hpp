@@ -2,11 +2,11 @@
 /// \file
 /// Velocity sensors: linear functionals of the velocity that a feedback policy reads and that
 /// objective terms (probe_value, probe_misfit) measure. A sensor is u_c at the centre of the
-/// cell containing a point, the mean of the cell's two faces along c, stored as a weight field
-/// w, so that s = sum over every local value (ghosts included) of w u_c, summed over ranks. The
-/// cell's upper face may be a ghost of the owning rank: read from a prepared velocity, whose
-/// ghosts hold their owners' values, s is exact; the transpose's seed lands on that ghost, and
-/// the adjoint's prepare_adjoint sends it home.
+/// cell containing a point, the mean of the cell's two faces along c: s = (u_lower + u_upper) / 2
+/// on the rank that owns the cell, summed over ranks. The upper face may be a ghost of that
+/// rank: read from a prepared velocity, whose ghosts hold their owners' values, s is exact; the
+/// transpose's seed lands on that ghost, and the adjoint's prepare_adjoint sends it home. Each
+/// sensor touches its two faces alone, on the host's side only their index box.
 
 #include "undertow/core/domain.hpp"
 #include "undertow/core/field.hpp"
@@ -18,17 +18,16 @@
 namespace undertow {
 namespace navier_stokes {
 
-/// Sets `weight`, a face field of component c, to the sensor of u_c at x (zero elsewhere).
-/// Returns whether this rank owns the cell containing x. x must lie inside the domain. Not
-/// collective.
-bool set_probe_weight(const Domain& domain, const std::array<double, 3>& x, int c, Field& weight);
+/// The faces a sensor of u_c at x reads, in the local indices of face fields with `ghost`
+/// layers: the two faces along c of the cell containing x, or an empty box where another rank
+/// owns that cell. x must lie inside the domain. Not collective.
+IndexSpace probe_faces(const Domain& domain, const std::array<double, 3>& x, int c, int ghost);
 
 class VelocitySensors {
  public:
-  /// Adds a sensor of component c with its weight field (set_probe_weight). Not collective.
-  void add(int component, Field weight) { m_sensors.emplace_back(component, std::move(weight)); }
+  /// Adds a sensor of component c reading `faces` (probe_faces). Not collective.
+  void add(int component, const IndexSpace& faces) { m_sensors.emplace_back(component, faces); }
   std::size_t size() const { return m_sensors.size(); }
-  bool empty() const { return m_sensors.empty(); }
   /// The readings of a prepared velocity [m/s], the same on every rank. Collective (one
   /// reduction for all sensors).
   std::vector<double> read(const Communicator& comm, const std::array<Field, 3>& u) const;
@@ -36,7 +35,7 @@ class VelocitySensors {
   void add_transpose(const std::vector<double>& g, std::array<Field, 3>& seed) const;
 
  private:
-  std::vector<std::pair<int, Field>> m_sensors;
+  std::vector<std::pair<int, IndexSpace>> m_sensors;
 };
 
 } // namespace navier_stokes
