@@ -5,6 +5,7 @@
 
 #include "undertow/core/reductions.hpp"
 #include "undertow/core/stretching.hpp"
+#include "undertow/solvers/navier_stokes/actuators.hpp"
 #include "undertow/solvers/navier_stokes/diagnostics.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
@@ -253,6 +254,157 @@ TEST(Obstacles, SameResultOnAnyNumberOfRanks) {
                   "%.2e)\n",
                   dim, kind, comm.size(), diff, scale);
     }
+}
+
+/// A square box 0.8 x 0.8 (walls) with a cylinder of radius 0.1 at its centre, 20 cells per
+/// diameter: uniform, or (stretched) uniform within 0.15 of the centre and growing by 10% per
+/// cell beyond; the cylinder's centre is a node of both.
+DomainSpec jet_box(bool stretched) {
+  DomainSpec spec;
+  spec.dim = 2;
+  spec.cells = {80, 80, 1};
+  spec.length = {0.8, 0.8, 1.0};
+  if (stretched)
+    for (int a = 0; a < 2; ++a) {
+      std::vector<double> upper{0.4};
+      double h = 0.01;
+      while (upper.back() + h < 0.8 - 0.5 * h) {
+        upper.push_back(upper.back() + h);
+        if (upper.back() > 0.55 - 1e-12)
+          h *= 1.1;
+      }
+      upper.back() = 0.8;
+      std::vector<double> faces;
+      for (auto it = upper.rbegin(); it != upper.rend(); ++it)
+        faces.push_back(0.8 - *it);
+      faces.insert(faces.end(), upper.begin() + 1, upper.end());
+      spec.faces[std::size_t(a)] = faces;
+      spec.cells[a] = long(faces.size()) - 1;
+    }
+  return spec;
+}
+
+/// The flux upward through the row of y-faces at height y (a node of the grid), over the
+/// cells whose centre lies in [x_lo, x_hi] [m^2/s]. Collective.
+double flux_through_row(const Communicator& comm, const Field& v, double y, double x_lo,
+                        double x_hi) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v.view());
+  const GridGeometry& g = v.geometry();
+  const IndexSpace& own = v.owned();
+  double sum = 0;
+  for (long j = own.begin[1]; j < own.end[1]; ++j) {
+    if (std::abs(g.coordinate(1, j) - y) > 1e-12)
+      continue;
+    for (long i = own.begin[0]; i < own.end[0]; ++i) {
+      const double x = g.coordinate(0, i);
+      if (x >= x_lo && x <= x_hi)
+        sum += host(i, j, 0) * (g.cell_face(0, i + 1) - g.cell_face(0, i));
+    }
+  }
+  return comm.sum(sum);
+}
+
+/// The largest |divergence| of the faces' fields (u, v) over the cells whose centre lies
+/// within `radius` of (x0, y0) [1/s]; the fields must hold every local point (ghosts
+/// included). Collective.
+double max_divergence_near(const Communicator& comm, const Field& cells, const Field& u,
+                           const Field& v, double x0, double y0, double radius) {
+  const auto hu = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.view());
+  const auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v.view());
+  const GridGeometry &gc = cells.geometry(), &gu = u.geometry(), &gv = v.geometry();
+  double worst = 0;
+  for (long j = cells.owned().begin[1]; j < cells.owned().end[1]; ++j)
+    for (long i = cells.owned().begin[0]; i < cells.owned().end[0]; ++i) {
+      if (std::hypot(gc.coordinate(0, i) - x0, gc.coordinate(1, j) - y0) > radius)
+        continue;
+      const long I = i + gc.global_offset[0], J = j + gc.global_offset[1];
+      const long ui = I - gu.global_offset[0], uj = J - gu.global_offset[1];
+      const long vi = I - gv.global_offset[0], vj = J - gv.global_offset[1];
+      const double dx = gc.cell_face(0, i + 1) - gc.cell_face(0, i);
+      const double dy = gc.cell_face(1, j + 1) - gc.cell_face(1, j);
+      const double div =
+          (hu(ui + 1, uj, 0) - hu(ui, uj, 0)) / dx + (hv(vi, vj + 1, 0) - hv(vi, vj, 0)) / dy;
+      worst = std::max(worst, std::abs(div));
+    }
+  return comm.max(worst);
+}
+
+/// The jet box with a jet pair on its cylinder (peak velocity 1 m/s, `width`), nu = 0.01.
+NavierStokesParams jet_box_flow(double first, double second, double width) {
+  NavierStokesParams p;
+  p.nu = 0.01;
+  p.scheme = TimeScheme::Rk3CrankNicolson;
+  p.pressure.rtol = 1e-12;
+  Shape body;
+  body.kind = ShapeKind::Circle;
+  body.centre[0] = body.centre[1] = 0.4;
+  body.radius = 0.1;
+  p.obstacles.shapes = {body};
+  p.obstacles.eta = 1e-6;
+  p.obstacles.mask = MaskKind::Interpolated;
+  p.actuators = {jet_pair(0, body, first, second, width, 1.0)};
+  return p;
+}
+
+TEST(Actuators, JetPatternIsDivergenceFreeAndCarriesEachJetsFlux) {
+  // The faces' pattern is the discrete curl of a stream function: divergence-free to round-off
+  // on uniform and stretched grids within its reach (1.5 radii; it is cut there, in the fluid,
+  // where the penalty does not see it), and its flux through any row of faces that crosses the body
+  // (ends between the body and the reach) is the jets' flux Q = V R width 2 / pi.
+  const auto& comm = world();
+  for (bool stretched : {false, true})
+    for (const auto& jets : std::vector<std::array<double, 3>>{{90, 270, 10}, {30, 200, 40}}) {
+      const Domain d(comm, jet_box(stretched));
+      const double deg = kPi / 180.0;
+      NavierStokes ns(d, jet_box_flow(jets[0] * deg, jets[1] * deg, jets[2] * deg));
+      const double divergence = max_divergence_near(comm, ns.pressure(), ns.actuator_pattern(0, 0),
+                                                    ns.actuator_pattern(0, 1), 0.4, 0.4, 0.13);
+      EXPECT_LE(divergence, 1e-12)
+          << (stretched ? "stretched" : "uniform") << " grid, jets " << jets[0] << " " << jets[1];
+      const double q = 0.1 * jets[2] * deg * 2.0 / kPi;
+      // Through the centre's row, from node 0.27 to node 0.53 (0.13 from the centre): the flux
+      // between theta = 180 and 0 degrees, all of Q when the jets lie on opposite sides of it.
+      const double through = flux_through_row(comm, ns.actuator_pattern(0, 1), 0.4, 0.27, 0.53);
+      if (jets[0] == 90) {
+        EXPECT_NEAR(through, q, 1e-14) << (stretched ? "stretched" : "uniform");
+      }
+      if (comm.is_root())
+        std::printf("jets at %g and %g deg, %g wide (%s grid): max |div G| %.1e, row flux %.6e "
+                    "(Q = %.6e)\n",
+                    jets[0], jets[1], jets[2], stretched ? "stretched" : "uniform", divergence,
+                    through, q);
+    }
+}
+
+/// The flux up through the jet box's body (the row of faces through its centre, within `half`
+/// of it) after 10 steps of 1 ms with the jets at 90 and 270 degrees blowing 1 m/s. Collective.
+double jet_flux_after_start(const Communicator& comm, bool stretched, double half) {
+  const Domain d(comm, jet_box(stretched));
+  NavierStokes ns(d, jet_box_flow(kPi / 2, 3 * kPi / 2, 10 * kPi / 180));
+  for (int n = 0; n < 10; ++n)
+    ns.step(1e-3);
+  return flux_through_row(comm, ns.velocity(1), 0.4, 0.4 - half, 0.4 + half);
+}
+
+TEST(Actuators, JetsDeliverTheirFluxIntoTheFluid) {
+  // Jets at 90 and 270 degrees, 10 degrees wide, blowing 1 m/s at 20 cells per diameter into a
+  // box at rest: the flux up through the body (its diameter's row of faces, from surface to
+  // surface) is what leaves its upper half, the jet's delivered flux. It is the nominal Q to
+  // within 1% (radial jets in each sector, the pattern before, delivered 20% of it), and the
+  // same on any number of ranks.
+  const auto& comm = world();
+  const double q = 0.1 * (10 * kPi / 180) * 2.0 / kPi;
+  for (bool stretched : {false, true}) {
+    const double through = jet_flux_after_start(comm, stretched, 0.1);
+    EXPECT_NEAR(through / q, 1.0, 0.01) << (stretched ? "stretched" : "uniform");
+    const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
+    const double single = comm.rank() == 0 ? jet_flux_after_start(alone, stretched, 0.1) : 0.0;
+    if (comm.is_root()) {
+      EXPECT_NEAR(through, single, 1e-12 * q) << comm.size() << " ranks against 1";
+      std::printf("%s grid: flux up through the body %.6e = %.4f Q (%d ranks; 1 rank: %.6e)\n",
+                  stretched ? "stretched" : "uniform", through, through / q, comm.size(), single);
+    }
+  }
 }
 
 /// Steady coefficients of the DFG 2D-1 cylinder (cases/cylinder/re20.ini).

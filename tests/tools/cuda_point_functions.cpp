@@ -210,19 +210,25 @@ int check_shapes() {
   return failures;
 }
 
-/// The actuators' patterns (a rotation, a blowing and a sucking jet) on both components.
+/// The actuators' patterns (a rotation and two jet pairs) on both components.
 int check_actuators() {
   ns::ActuatorPattern patterns[3];
   for (ns::ActuatorPattern& p : patterns) {
     p.centre[0] = 0.5;
     p.centre[1] = 0.45;
     p.reach = 0.3;
+    p.radius = 0.2;
+    p.width = 0.8;
   }
   patterns[1].rotation = patterns[2].rotation = 0;
-  patterns[1].angle = 1.2;
-  patterns[2].angle = -2.9;
-  patterns[1].width = patterns[2].width = 0.8;
-  patterns[2].sign = -1;
+  patterns[1].reference = 1.2 + 0.5 * 2.2; // jets at 1.2 and 3.4 rad
+  patterns[1].phi[0] = 2 * M_PI - 1.1;
+  patterns[1].phi[1] = 1.1;
+  patterns[2].reference = -2.9 + 0.5 * 4.0; // jets at -2.9 and 1.1 rad
+  patterns[2].phi[0] = 2 * M_PI - 2.0;
+  patterns[2].phi[1] = 2.0;
+  for (ns::ActuatorPattern& p : patterns)
+    p.mean = p.radius * (2 * p.width / M_PI) * (p.phi[1] - p.phi[0]) / (2 * M_PI);
   int failures = 0;
   for (const ns::ActuatorPattern& p : patterns) {
     FieldView g("g", kN, kN, 2);
@@ -241,7 +247,7 @@ int check_actuators() {
           error =
               std::fmax(error, std::fabs(h(i, j, c) - p.value(c, (i + 0.5) * kH, (j + 0.5) * kH)));
     failures += report(p.rotation ? "navier_stokes::ActuatorPattern, rotation"
-                                  : "navier_stokes::ActuatorPattern, jet",
+                                  : "navier_stokes::ActuatorPattern, jets",
                        error, 1e-13);
   }
   return failures;

@@ -17,12 +17,10 @@ Actuator rotation_actuator(int body, const Shape& shape, double rate) {
   a.kind = ActuatorKind::Rotation;
   a.body = body;
   a.scale = rate;
-  ActuatorPattern p;
-  p.rotation = 1;
-  p.centre[0] = shape.centre[0];
-  p.centre[1] = shape.centre[1];
-  p.reach = 1.5 * shape.radius;
-  a.patterns = {p};
+  a.pattern.rotation = 1;
+  a.pattern.centre[0] = shape.centre[0];
+  a.pattern.centre[1] = shape.centre[1];
+  a.pattern.reach = 1.5 * shape.radius;
   return a;
 }
 
@@ -30,23 +28,22 @@ Actuator jet_pair(int body, const Shape& shape, double first_angle, double secon
                   double width, double velocity) {
   Actuator a = rotation_actuator(body, shape, velocity);
   a.kind = ActuatorKind::Jets;
-  ActuatorPattern p = a.patterns[0];
-  a.patterns.clear();
+  ActuatorPattern& p = a.pattern;
   p.rotation = 0;
+  p.radius = shape.radius;
   p.width = width;
-  for (int j = 0; j < 2; ++j) {
-    p.angle = j == 0 ? first_angle : second_angle;
-    p.sign = j == 0 ? 1.0 : -1.0;
-    a.patterns.push_back(p);
-  }
+  // Angles from the middle of the arc that runs from the blowing jet counter-clockwise to the
+  // sucking one: neither jet straddles the origin of the angles (the jets do not overlap).
+  const double arc =
+      std::fmod(std::fmod(second_angle - first_angle, 2 * math::pi) + 2 * math::pi, 2 * math::pi);
+  p.reference = first_angle + 0.5 * arc;
+  p.phi[0] = 2 * math::pi - 0.5 * arc;
+  p.phi[1] = 0.5 * arc;
+  // The mean of R (F(phi - phi_1) - F(phi - phi_2)) over [0, 2 pi), F the clamped integral of
+  // the profile (0 below the jet, 2 width / pi above it): each term's integral is
+  // (2 width / pi) (2 pi - phi_j).
+  p.mean = shape.radius * (2 * width / math::pi) * (p.phi[1] - p.phi[0]) / (2 * math::pi);
   return a;
-}
-
-double Actuator::pattern(int c, double x, double y) const {
-  double sum = 0;
-  for (const ActuatorPattern& p : patterns)
-    sum += p.value(c, x, y);
-  return sum;
 }
 
 void declare_actuator_keys(ConfigSchema& s) {

@@ -32,20 +32,15 @@ Field body_mask(const Domain& domain, Location loc, const Shape& shape, const Ma
   return mask;
 }
 
-/// Pattern G of one actuator (one or two ActuatorPatterns) on every local point of `loc`,
-/// component c.
+/// Pattern G of one actuator on every local point of `loc`, component c (pattern_on_face).
 Field actuator_field(const Domain& domain, Location loc, int c, const Actuator& a) {
   Field f(domain, loc, kGhost, "ns::actuator_pattern");
   const FieldView v = f.view();
   const GridGeometry g = f.geometry();
-  const ActuatorPattern p0 = a.patterns.at(0);
-  const ActuatorPattern p1 = a.patterns.size() > 1 ? a.patterns[1] : ActuatorPattern{};
-  const bool two = a.patterns.size() > 1;
+  const ActuatorPattern p = a.pattern;
   for_each(
-      "ns::actuator_pattern", f.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-        const double x = g.coordinate(0, i), y = g.coordinate(1, j);
-        v(i, j, k) = p0.value(c, x, y) + (two ? p1.value(c, x, y) : 0.0);
-      });
+      "ns::actuator_pattern", f.ghosted(),
+      KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = pattern_on_face(p, g, c, i, j); });
   return f;
 }
 

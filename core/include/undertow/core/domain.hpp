@@ -87,6 +87,15 @@ struct GridGeometry {
     return shift[axis] == 0.0 ? lower : 0.5 * (lower + stretched.face(axis, g + 1));
   }
 
+  /// Along an axis where the location is cell-centred: the coordinate of the lower face of the
+  /// cell of local index i (i + 1 gives its upper face) [m].
+  KOKKOS_INLINE_FUNCTION double cell_face(int axis, long i) const {
+    const long g = i + global_offset[axis];
+    if (uniform[axis])
+      return origin[axis] + static_cast<double>(g) * h[axis];
+    return stretched.face(axis, g);
+  }
+
   /// The width along `axis` of the control volume of local point i [m]: the cell's width along
   /// an axis where the location is cell-centred, the distance between the two neighbouring cell
   /// centres along one where it is staggered.

@@ -16,9 +16,21 @@
 ///   G = (-(y - y_c), x - x_c, 0).
 /// - jets: a pair of synthetic jets at two angles theta_1, theta_2 of the body's surface, each
 ///   jet_width wide, blowing radially with velocity +V(t) f(theta - theta_1) and -V(t)
-///   f(theta - theta_2), V(t) = jet_velocity a(t) and f(s) = cos(pi s / width) for |s| < width /
-///   2: one blows what the other sucks (zero net mass flux by construction), as in Rabault et
-///   al. (J. Fluid Mech. 865, 2019).
+///   f(theta - theta_2) at the surface r = R, V(t) = jet_velocity a(t) and f(s) = cos(pi s /
+///   width) for |s| < width / 2: one blows what the other sucks (zero net mass flux by
+///   construction), as in Rabault et al. (J. Fluid Mech. 865, 2019). Each jet's flux is
+///   Q = V R width 2 / pi per unit depth. The field is the curl of a stream function
+///
+///     psi(r, theta) = g(r / R) Psi(theta),  g(s) = 2 s^2 - s^4 (s < 1), 1 (s >= 1),
+///     Psi'(theta) = R (f(theta - theta_1) - f(theta - theta_2)),  Psi of mean zero,
+///
+///   (u_r = psi_theta / r, u_theta = -psi_r): divergence-free, radial outside the body, with no
+///   slip along the surface (g'(1) = 0); inside the body it carries the flux from the sucking
+///   jet to the blowing one (on both sides, Psi's mean being zero). On the grid a face's value is
+///   the difference of psi between its two ends over its length, so that the discrete target is
+///   divergence-free to round-off on any rectilinear grid and each jet delivers exactly Q. (A
+///   radial field within each jet's sector, the form before, has a source inside the body that
+///   the projection removes: the jets then deliver a fraction of Q; docs/control.md.)
 ///
 /// A pattern is zero beyond `reach` = 1.5 radii from the body's centre, so that it acts on its
 /// body only; its centre is fixed when the case is read (moving the body in a shape gradient
@@ -38,16 +50,52 @@ namespace navier_stokes {
 
 enum class ActuatorKind { Rotation, Jets };
 
-/// One pattern G of an actuator, callable on the device: a rotation, or one jet with its sign.
+/// The pattern G of an actuator, callable on the device: a rotation, or a jet pair.
 struct ActuatorPattern {
-  int rotation = 1; ///< 1: rigid rotation; 0: a radial jet
+  int rotation = 1; ///< 1: rigid rotation; 0: a jet pair
   double centre[2] = {0, 0};
-  double reach = 0; ///< G = 0 beyond this distance from the centre [m]
-  double angle = 0; ///< a jet's direction [rad], counter-clockwise from +x
-  double width = 0; ///< a jet's angular width [rad]
-  double sign = 1;  ///< +1 blows, -1 sucks
+  double reach = 0;  ///< G = 0 beyond this distance from the centre [m]
+  double radius = 0; ///< jets: the body's radius R [m]
+  double width = 0;  ///< jets: each jet's angular width [rad]
+  /// Jets: the direction from which the angles phi are measured (the middle of the arc from
+  /// the blowing jet counter-clockwise to the sucking one) [rad, counter-clockwise from +x].
+  double reference = 0;
+  double phi[2] = {0, 0}; ///< jets: the blowing and the sucking jet's angles from `reference`,
+                          ///< in (width / 2, 2 pi - width / 2) [rad]
+  double mean = 0;        ///< jets: the mean over theta of the unshifted Psi [m]
 
-  /// Component c of G at (x, y) [m/s per unit amplitude: 1/s for a rotation, 1 for a jet].
+  /// Jets: Psi(theta) [m^2/s per m/s of V] and its derivative Psi'(theta) [m], for theta the
+  /// direction of (dx, dy).
+  KOKKOS_INLINE_FUNCTION void angular(double dx, double dy, double& psi, double& dpsi) const {
+    const double d = math::atan2(dy, dx) - reference;
+    double a = math::atan2(math::sin(d), math::cos(d)); // in (-pi, pi]
+    if (a < 0.0)
+      a += 2.0 * math::pi; // in [0, 2 pi)
+    psi = -mean;
+    dpsi = 0.0;
+    for (int j = 0; j < 2; ++j) {
+      const double s = a - phi[j], sign = j == 0 ? 1.0 : -1.0;
+      if (2.0 * s >= width) {
+        psi += sign * radius * 2.0 * width / math::pi;
+      } else if (2.0 * s > -width) {
+        psi += sign * radius * width / math::pi * (1.0 + math::sin(math::pi * s / width));
+        dpsi += sign * radius * math::cos(math::pi * s / width);
+      }
+    }
+  }
+
+  /// Jets: the stream function psi at (x, y) [m^2/s per m/s of V]; 0 at the centre. Not
+  /// limited to the reach (the caller is).
+  KOKKOS_INLINE_FUNCTION double stream(double x, double y) const {
+    const double dx = x - centre[0], dy = y - centre[1];
+    const double s = math::sqrt(dx * dx + dy * dy) / radius;
+    double psi = 0, dpsi = 0;
+    angular(dx, dy, psi, dpsi);
+    return (s < 1.0 ? s * s * (2.0 - s * s) : 1.0) * psi;
+  }
+
+  /// Component c of G at (x, y) [m/s per unit amplitude: 1/s for a rotation, 1 for jets]: the
+  /// field itself (the grid's jets are differences of `stream`, see above).
   KOKKOS_INLINE_FUNCTION double value(int c, double x, double y) const {
     const double dx = x - centre[0], dy = y - centre[1];
     const double r = math::sqrt(dx * dx + dy * dy);
@@ -57,29 +105,47 @@ struct ActuatorPattern {
       return c == 0 ? -dy : dx;
     if (!(r > 0.0))
       return 0.0;
-    const double d = math::atan2(dy, dx) - angle;
-    const double s = math::atan2(math::sin(d), math::cos(d)); // d wrapped to (-pi, pi]
-    if (!(2.0 * math::abs(s) < width))
-      return 0.0;
-    const double profile = sign * math::cos(math::pi * s / width);
-    return profile * (c == 0 ? dx : dy) / r;
+    double psi = 0, dpsi = 0;
+    angular(dx, dy, psi, dpsi);
+    const double s = r / radius;
+    const double ur = (s < 1.0 ? s * (2.0 - s * s) / radius : 1.0 / r) * dpsi; // g(s) / r Psi'
+    const double ut = s < 1.0 ? -4.0 * s * (1.0 - s * s) / radius * psi : 0.0; // -g'(s) / R Psi
+    const double cx = dx / r, cy = dy / r;
+    return c == 0 ? ur * cx - ut * cy : ur * cy + ut * cx;
   }
 };
 
+/// Component c of pattern p on the face (i, j) of a c-face layout `g` (local indices) [as
+/// ActuatorPattern::value]: a rotation at the face's centre; jets as the difference of their
+/// stream function between the face's two ends over its length, so that the faces' field is
+/// divergence-free to round-off and carries each jet's exact flux. Zero beyond the reach.
+KOKKOS_INLINE_FUNCTION double pattern_on_face(const ActuatorPattern& p, const GridGeometry& g,
+                                              int c, long i, long j) {
+  const double x = g.coordinate(0, i), y = g.coordinate(1, j);
+  if (p.rotation || c > 1)
+    return p.value(c, x, y);
+  const double dx = x - p.centre[0], dy = y - p.centre[1];
+  if (!(dx * dx + dy * dy < p.reach * p.reach))
+    return 0.0;
+  if (c == 0) { // u = d psi / dy across the face's extent in y
+    const double lo = g.cell_face(1, j), hi = g.cell_face(1, j + 1);
+    return (p.stream(x, hi) - p.stream(x, lo)) / (hi - lo);
+  }
+  const double lo = g.cell_face(0, i), hi = g.cell_face(0, i + 1); // v = -d psi / dx
+  return -(p.stream(hi, y) - p.stream(lo, y)) / (hi - lo);
+}
+
 struct Actuator {
   ActuatorKind kind = ActuatorKind::Rotation;
-  int body = 0;                          ///< the obstacle (0-based)
-  double scale = 0;                      ///< rotation_rate [rad/s] or jet_velocity [m/s]
-  control::TimeSignal signal;            ///< a(t)
-  std::vector<ActuatorPattern> patterns; ///< one rotation, or the two jets
+  int body = 0;               ///< the obstacle (0-based)
+  double scale = 0;           ///< rotation_rate [rad/s] or jet_velocity [m/s]
+  control::TimeSignal signal; ///< a(t)
+  ActuatorPattern pattern;    ///< G: the rotation, or the jet pair
 
   /// A(t) = scale a(t) [rad/s or m/s]. Not collective.
   double amplitude(double t) const { return scale * signal.value(t); }
   /// "obstacle1.rotation" or "obstacle1.jet": the prefix of its keys and parameters.
   std::string name() const;
-  /// The pattern's value at (x, y): the sum over its patterns. Device-callable through the
-  /// patterns; this host form is for tests. Not collective.
-  double pattern(int c, double x, double y) const;
 };
 
 /// Rigid rotation of body `body` (0-based; a circle `shape`) at `rate` [rad/s] times its signal
