@@ -14,6 +14,7 @@
 #include "undertow/core/error.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/csv.hpp"
+#include "undertow/io/field_file.hpp"
 #include "undertow/io/files.hpp"
 #include "undertow/io/json.hpp"
 #include "undertow/optimisation/control_design.hpp"
@@ -694,9 +695,15 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   AdjointJob job(comm, loaded, "optimize", opt.case_file, opt.restart, 0);
   const Config& cfg = loaded.config;
   const std::string& dir = loaded.output_dir;
-  // A --resume of a folder that is not this case's run is refused before anything is written.
-  optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal",
-                                          cfg.hash() + "-ranks" + std::to_string(comm.size()));
+  // A --resume of a folder that is not this case's run is refused before anything is written:
+  // the signature holds the case, the rank count and, with --restart, the start's velocity (a
+  // decomposition-independent checksum), so that evaluations from another start are not
+  // replayed.
+  std::string signature = cfg.hash() + "-ranks" + std::to_string(comm.size());
+  if (!opt.restart.empty())
+    for (int c = 0; c < job.domain.dim(); ++c)
+      signature += "-start" + io::checksum_text(io::field_checksum(comm, job.m.initial[c]));
+  optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal", signature);
   if (!opt.resume.empty()) {
     journal.load();
     job.log.info("resuming: " + std::to_string(journal.size()) +

@@ -161,10 +161,11 @@ void EvaluationJournal::load() {
   in >> word >> signature;
   if (word != "undertow-evaluations" || signature != m_signature)
     throw ConfigError("--resume: " + m_path +
-                      " belongs to another optimisation (another case, settings or rank count; "
-                      "its signature is '" +
+                      " belongs to another optimisation (another case, settings, rank count or "
+                      "--restart start; its signature is '" +
                       signature + "', this run's '" + m_signature +
-                      "'); resume with the same case file, --set options and ranks");
+                      "'); resume with the same case file, --set options, ranks and --restart "
+                      "file");
   std::string line;
   std::getline(in, line);
   while (std::getline(in, line)) {
