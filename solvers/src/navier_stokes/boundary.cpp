@@ -54,6 +54,10 @@ BoundarySet BoundarySet::from_config(const Config& c, const DomainSpec& d) {
     FaceBoundary& b = set.face[f];
     if (axis >= d.dim) {
       b.kind = BoundaryKind::Periodic; // unused in 2D
+      for (const auto& entry : c.entries())
+        if (entry.first.rfind(key, 0) == 0 && c.is_given(entry.first))
+          throw ConfigError(entry.first + " is given but domain.dim = 2, which has no " +
+                            kFaceNames[f] + " face: remove the key (or set domain.dim = 3)");
       continue;
     }
     const std::string kind = c.get_string(key);
