@@ -2,7 +2,9 @@
 = control): the uncontrolled flow (the first evaluation, x0) against the optimised one (the
 evaluation of the last iterate), from <output>/evaluations/*/diagnostics.csv, history.csv and
 config.ini. Prints the mean drag coefficient, the RMS of the lift coefficient about its mean,
-and the actuation's RMS and peak relative to the mean inflow velocity; writes control.png:
+and the actuation's RMS and peak relative to the mean inflow velocity (for jets also each jet's
+flux over the inflow's flux through the body's cross-section, Rabault et al.'s measure); writes
+control.png:
 C_D(t) and C_L(t) controlled against uncontrolled, and the actuation A(t); and vorticity.png,
 the vorticity of the final design's flow at the end of the horizon (flow/fields/, with the body's
 mask).
@@ -68,7 +70,32 @@ def actuator_column(d):
     return None
 
 
-def compare(before, after, body, what, t, amplitude, out, footer):
+def jet_flux_ratio(get, body):
+    """Q / (V Q_ref): each jet's flux Q = V R width 2 / pi (docs/control.md) over the inflow's
+    flux through the body's cross-section, Q_ref = int U(y) dy over y_c - R .. y_c + R
+    (Rabault et al.'s normalisation), per m/s of the jets' peak velocity V."""
+    o = f"obstacle{body}"
+    radius = float(get(f"{o}.radius", "0"))
+    width = math.radians(float(get(f"{o}.jet_width", "10")))
+    centre = [float(v) for v in get(f"{o}.centre", "0 0").replace(",", " ").split()]
+    peak = float(get("boundary.x_lo_velocity", "1 0").replace(",", " ").split()[0])
+    lengths = [float(v) for v in get("domain.length", "1 1").replace(",", " ").split()]
+    origin = [float(v) for v in get("domain.origin", "0 0").replace(",", " ").split()]
+    lo, hi = centre[1] - radius, centre[1] + radius
+    if get("boundary.x_lo_profile", "uniform") == "parabolic":
+        h, y0 = lengths[1], origin[1]
+
+        def primitive(y):  # int 4 peak (y - y0)(h - y + y0) / h^2 dy
+            s = y - y0
+            return 4 * peak * (h * s * s / 2 - s ** 3 / 3) / (h * h)
+
+        q_ref = primitive(hi) - primitive(lo)
+    else:
+        q_ref = peak * (hi - lo)
+    return radius * width * 2 / math.pi / q_ref if q_ref > 0 else float("nan")
+
+
+def compare(before, after, body, what, t, amplitude, out, footer, flux_ratio=None):
     """Prints the table of mean C_D, mean C_L, RMS C_L and the actuation; writes control.png."""
     unit = "m/s" if what == "jet" else "rad/s"
     rows = []
@@ -83,6 +110,9 @@ def compare(before, after, body, what, t, amplitude, out, footer):
     peak_a = max(abs(a) for a in amplitude)
     print(f"actuation {what}: RMS {rms_a:.4g} {unit}, peak {peak_a:.4g} {unit}"
           + (" (relative to the mean inflow velocity 1 m/s)" if what == "jet" else ""))
+    if what == "jet" and flux_ratio is not None:
+        print(f"jet flux Q / Q_ref (the inflow through the body's cross-section): RMS "
+              f"{100 * rms_a * flux_ratio:.3g}%, peak {100 * peak_a * flux_ratio:.3g}%")
     if footer:
         print(footer)
 
@@ -130,8 +160,10 @@ def compare_runs(first, second, body):
     column = actuator_column(after)
     if column is None:
         sys.exit(f"{paths[1]} has no actuator column (obstacleK.jet or .rotation)")
-    compare(before, after, body, column.split(".")[1], after["time"], after[column], second, "")
-    vorticity_frame(second, config_getter(second))
+    get = config_getter(second)
+    compare(before, after, body, column.split(".")[1], after["time"], after[column], second, "",
+            jet_flux_ratio(get, body))
+    vorticity_frame(second, get)
 
 
 def main():
@@ -175,7 +207,8 @@ def main():
         final = [history[f"{prefix}_signal_{j}"][-1] for j in range(len(names))]
         amplitude = [scale * signal(kind, final, interval[0], interval[1], period, s) for s in t]
     compare(before, after, args.body, what, t, amplitude, out,
-            f"flow solves: {last} evaluations (each a forward run and an adjoint sweep)")
+            f"flow solves: {last} evaluations (each a forward run and an adjoint sweep)",
+            jet_flux_ratio(get, args.body))
     vorticity_frame(out, get)
 
 
