@@ -41,7 +41,7 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
            loaded.name + "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " +
            ExecutionSpace::name());
   log.info("domain: " + domain.describe());
-  m = control_from_case(config, domain, restart, log);
+  m = control_from_case(config, domain, restart, log, &start_time);
   driver.set_forward_outputs([this, command](Simulation& sim, navier_stokes::NavierStokes& ns) {
     if (forward_insitu)
       forward_insitu->attach(sim,

@@ -33,6 +33,9 @@ struct AdjointJob {
   /// it has checked what it was given (--resume, --restart): a refused command changes nothing.
   PendingOutput output;
   adjoint::Control m;
+  /// The restart file's time [s] (0 without one). Times of the gradient count from the
+  /// restart's state (t = 0 there), while `run --restart` continues the file's clock.
+  double start_time = 0;
   adjoint::GradientDriver driver;
   /// The outputs the case asks of a flow ([fields], [diagnostics], [restart]) of the forward
   /// sweep of each gradient: into the output directory for `gradient`, into

@@ -103,7 +103,7 @@ std::string feedback_summary(const NavierStokesParams& params) {
 }
 
 adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
-                                   const std::string& restart, const Log& log) {
+                                   const std::string& restart, const Log& log, double* start_time) {
   adjoint::Control m;
   m.flow = flow_parameters(cfg, domain);
   if (m.flow.policy.active())
@@ -119,6 +119,8 @@ adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
     log.info(
         "initial velocity from " + restart +
         format(" (step %.0f, t = %.6e); times below count from there", double(step), ns.time()));
+    if (start_time)
+      *start_time = ns.time();
   } else {
     bool exact = false;
     navier_stokes::set_velocity(ns,

@@ -27,10 +27,12 @@ void declare_adjoint_keys(ConfigSchema& schema);
 void declare_optimize_keys(ConfigSchema& schema);
 
 /// The parameters m of `undertow gradient` and `undertow optimize`: the flow parameters, and
-/// the initial velocity of initial.* or, if `restart` is not empty, of that restart file.
-/// Throws ConfigError. Collective.
+/// the initial velocity of initial.* or, if `restart` is not empty, of that restart file, whose
+/// time [s] goes to `start_time` if given (0 without a restart). Throws ConfigError.
+/// Collective.
 adjoint::Control control_from_case(const Config& config, const Domain& domain,
-                                   const std::string& restart, const Log& log);
+                                   const std::string& restart, const Log& log,
+                                   double* start_time = nullptr);
 
 } // namespace jobs
 } // namespace undertow

@@ -177,38 +177,50 @@ std::string design_as_settings(const Control& m, int obstacle, int dim) {
 }
 
 /// --set options that give `undertow run` the controls `names` of m: each signal's whole
-/// coefficient list, each actuator's scale, the policy's weights.
-std::string controls_as_settings(const Control& m, const std::vector<std::string>& names, int dim) {
+/// coefficient list, each actuator's scale, the policy's weights. `restart_time` > 0 (an
+/// optimisation from a restart file, whose clock starts at 0 while `run --restart` continues
+/// the file's): the signals delayed by it (intervals moved, Fourier phases turned) and
+/// time.t_end moved with them, so that `run --restart` with the same file replays the horizon.
+std::string controls_as_settings(const Control& m, const std::vector<std::string>& names, int dim,
+                                 double restart_time, double t_end) {
   using Kind = adjoint::ScalarParameter::Kind;
   const char* faces[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
   const auto list = adjoint::scalar_parameters(m, dim);
   std::vector<std::string> settings;
-  const auto values = [](const std::vector<double>& v) {
-    std::string out;
-    for (std::size_t j = 0; j < v.size(); ++j)
-      out += (j ? "," : "") + format("%.17g", v[j]);
-    return out;
+  const auto add = [&settings](const std::string& s) {
+    if (std::find(settings.begin(), settings.end(), s) == settings.end())
+      settings.push_back(s);
+  };
+  const auto add_signal = [&](const std::string& prefix, const control::TimeSignal& signal) {
+    const control::TimeSignal b = signal.delayed(restart_time);
+    std::string values;
+    for (std::size_t j = 0; j < b.coefficients.size(); ++j)
+      values += (j ? "," : "") + format("%.17g", b.coefficients[j]);
+    add(prefix + "_values=" + values);
+    if (restart_time != 0.0 && b.kind != control::SignalKind::Fourier)
+      add(prefix + format("_interval=%.15g,", b.start) + format("%.15g", b.end));
   };
   for (const std::string& name : names)
     for (const auto& p : list) {
       if (p.name != name)
         continue;
-      std::string s;
       if (p.kind == Kind::BoundarySignal)
-        s = std::string("boundary.") + faces[p.a] +
-            "_signal_values=" + values(m.flow.boundaries.face[p.a].signal.coefficients);
+        add_signal(std::string("boundary.") + faces[p.a] + "_signal",
+                   m.flow.boundaries.face[p.a].signal);
       else if (p.kind == Kind::BodyForceSignal)
-        s = "fluid.body_force_signal_values=" + values(m.flow.body_force_signal.coefficients);
+        add_signal("fluid.body_force_signal", m.flow.body_force_signal);
       else if (p.kind == Kind::ActuatorSignal)
-        s = m.flow.actuators[p.a].name() +
-            "_signal_values=" + values(m.flow.actuators[p.a].signal.coefficients);
-      else if (p.kind == Kind::PolicyWeight)
-        s = "policy.weights=" + values(m.flow.policy.theta);
-      else if (p.kind == Kind::ActuatorScale)
-        s = name + format("=%.17g", m.flow.actuators[p.a].scale);
-      if (!s.empty() && std::find(settings.begin(), settings.end(), s) == settings.end())
-        settings.push_back(s);
+        add_signal(m.flow.actuators[p.a].name() + "_signal", m.flow.actuators[p.a].signal);
+      else if (p.kind == Kind::PolicyWeight) {
+        std::string values;
+        for (std::size_t j = 0; j < m.flow.policy.theta.size(); ++j)
+          values += (j ? "," : "") + format("%.17g", m.flow.policy.theta[j]);
+        add("policy.weights=" + values);
+      } else if (p.kind == Kind::ActuatorScale)
+        add(name + format("=%.17g", m.flow.actuators[p.a].scale));
     }
+  if (restart_time != 0.0)
+    add(format("time.t_end=%.15g", restart_time + t_end));
   std::string out;
   for (const auto& s : settings)
     out += (out.empty() ? "--set " : " --set ") + s;
@@ -587,7 +599,8 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
           ? design_as_settings(J.parameters(result.x),
                                static_cast<int>(job.config.get_int("design.obstacle")) - 1,
                                job.domain.dim())
-          : controls_as_settings(J.parameters(result.x), names, job.domain.dim());
+          : controls_as_settings(J.parameters(result.x), names, job.domain.dim(), job.start_time,
+                                 job.config.get_real("time.t_end"));
   run_on_root(job.domain.comm(),
               [&] { io::write_file_atomic(dir + "/final_design.txt", run_settings + "\n"); });
   record.outline(result.x, dir + "/shapes/final.csv");
@@ -596,7 +609,12 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
     log.info(record.insitu_summary());
   log.info("flow of the designs (at t_end; 'time' is the design iteration): " + dir +
            "/flow/fields.xmf");
-  log.info("the final design's flow: undertow run " + opt.case_file + " " + run_settings);
+  log.info("the final design's flow: undertow run " + opt.case_file +
+           (opt.restart.empty() ? "" : " --restart " + opt.restart) + " " + run_settings +
+           (job.start_time != 0.0 ? format(" (the run continues the restart's clock, t = %g s: "
+                                           "the signals and t_end above are moved by it)",
+                                           job.start_time)
+                                  : ""));
 
   report["objective_initial"] = j0;
   report["objective_final"] = result.objective;

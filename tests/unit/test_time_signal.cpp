@@ -109,6 +109,19 @@ TEST(TimeSignal, ValueIsTheBasisWeightedByTheCoefficients) {
     }
 }
 
+TEST(TimeSignal, DelayedIsTheSameSignalLater) {
+  // b = a.delayed(d): b(t + d) = a(t) for every kind, inside, before and after the horizon.
+  for (const TimeSignal& a : {make(SignalKind::PiecewiseConstant, {0.1, 0.2, 0.3}),
+                              make(SignalKind::PiecewiseLinear, {0.4, -0.2, 0.9, 1.1}),
+                              make(SignalKind::BSpline, {1.0, 0.2, 0.7, -0.4, 0.9, 0.3}),
+                              make(SignalKind::Fourier, {0.3, 0.1, 0.2, -0.5, 0.7})})
+    for (double delay : {12.0, -0.7, 3.3}) {
+      const TimeSignal b = a.delayed(delay);
+      for (double t = 0.0; t < 4.0; t += 0.37)
+        EXPECT_NEAR(b.value(t + delay), a.value(t), 1e-14) << a.describe() << ", delay " << delay;
+    }
+}
+
 Config config_of(const std::string& ini) {
   ConfigSchema schema;
   TimeSignal::declare_keys(schema, "boundary.x_lo_signal", "the inflow velocity");

@@ -62,6 +62,23 @@ std::vector<double> TimeSignal::basis(double t) const {
   return phi;
 }
 
+TimeSignal TimeSignal::delayed(double delay) const {
+  TimeSignal b = *this;
+  if (kind == SignalKind::Fourier) {
+    // a_k cos(k w (t - d)) + b_k sin(k w (t - d)), w = 2 pi / T: rotate each harmonic by k w d.
+    for (std::size_t k = 1; 2 * k < coefficients.size(); ++k) {
+      const double phase = 2.0 * M_PI * double(k) * delay / period;
+      const double ak = coefficients[2 * k - 1], bk = coefficients[2 * k];
+      b.coefficients[2 * k - 1] = ak * std::cos(phase) - bk * std::sin(phase);
+      b.coefficients[2 * k] = ak * std::sin(phase) + bk * std::cos(phase);
+    }
+  } else {
+    b.start += delay;
+    b.end += delay;
+  }
+  return b;
+}
+
 double TimeSignal::value(double t) const {
   if (!varies())
     return 1.0;

@@ -42,6 +42,9 @@ struct TimeSignal {
   /// control values for bspline; |a_0| + sum of the harmonics' amplitudes for fourier). Not
   /// collective.
   double bound() const;
+  /// The same signal delayed by `delay` [s]: b(t) = a(t - delay) for every t (the interval
+  /// moved, or the harmonics' phases turned). Not collective.
+  TimeSignal delayed(double delay) const;
   /// "fourier, 3 coefficients, period 16 s", for the log.
   std::string describe() const;
 
