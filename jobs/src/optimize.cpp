@@ -187,16 +187,19 @@ std::string controls_as_settings(const Control& m, const std::vector<std::string
   const char* faces[6] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
   const auto list = adjoint::scalar_parameters(m, dim);
   std::vector<std::string> settings;
+  const auto values = [](const std::vector<double>& v) {
+    std::string out;
+    for (std::size_t j = 0; j < v.size(); ++j)
+      out += (j ? "," : "") + format("%.17g", v[j]);
+    return out;
+  };
   const auto add = [&settings](const std::string& s) {
     if (std::find(settings.begin(), settings.end(), s) == settings.end())
       settings.push_back(s);
   };
   const auto add_signal = [&](const std::string& prefix, const control::TimeSignal& signal) {
     const control::TimeSignal b = signal.delayed(restart_time);
-    std::string values;
-    for (std::size_t j = 0; j < b.coefficients.size(); ++j)
-      values += (j ? "," : "") + format("%.17g", b.coefficients[j]);
-    add(prefix + "_values=" + values);
+    add(prefix + "_values=" + values(b.coefficients));
     if (restart_time != 0.0 && b.kind != control::SignalKind::Fourier)
       add(prefix + format("_interval=%.15g,", b.start) + format("%.15g", b.end));
   };
@@ -211,12 +214,9 @@ std::string controls_as_settings(const Control& m, const std::vector<std::string
         add_signal("fluid.body_force_signal", m.flow.body_force_signal);
       else if (p.kind == Kind::ActuatorSignal)
         add_signal(m.flow.actuators[p.a].name() + "_signal", m.flow.actuators[p.a].signal);
-      else if (p.kind == Kind::PolicyWeight) {
-        std::string values;
-        for (std::size_t j = 0; j < m.flow.policy.theta.size(); ++j)
-          values += (j ? "," : "") + format("%.17g", m.flow.policy.theta[j]);
-        add("policy.weights=" + values);
-      } else if (p.kind == Kind::ActuatorScale)
+      else if (p.kind == Kind::PolicyWeight)
+        add("policy.weights=" + values(m.flow.policy.theta));
+      else if (p.kind == Kind::ActuatorScale)
         add(name + format("=%.17g", m.flow.actuators[p.a].scale));
     }
   if (restart_time != 0.0)

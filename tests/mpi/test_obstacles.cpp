@@ -257,30 +257,22 @@ TEST(Obstacles, SameResultOnAnyNumberOfRanks) {
 }
 
 /// A square box 0.8 x 0.8 (walls) with a cylinder of radius 0.1 at its centre, 20 cells per
-/// diameter: uniform, or (stretched) uniform within 0.15 of the centre and growing by 10% per
-/// cell beyond; the cylinder's centre is a node of both.
+/// diameter: uniform, or (stretched) uniform within 0.15 of the centre and growing by at most 10%
+/// per cell beyond (clustered_faces); the cylinder's centre is a node of both.
 DomainSpec jet_box(bool stretched) {
   DomainSpec spec;
   spec.dim = 2;
   spec.cells = {80, 80, 1};
   spec.length = {0.8, 0.8, 1.0};
-  if (stretched)
-    for (int a = 0; a < 2; ++a) {
-      std::vector<double> upper{0.4};
-      double h = 0.01;
-      while (upper.back() + h < 0.8 - 0.5 * h) {
-        upper.push_back(upper.back() + h);
-        if (upper.back() > 0.55 - 1e-12)
-          h *= 1.1;
-      }
-      upper.back() = 0.8;
-      std::vector<double> faces;
-      for (auto it = upper.rbegin(); it != upper.rend(); ++it)
-        faces.push_back(0.8 - *it);
-      faces.insert(faces.end(), upper.begin() + 1, upper.end());
-      spec.faces[std::size_t(a)] = faces;
-      spec.cells[a] = long(faces.size()) - 1;
-    }
+  for (int a = 0; a < 2 && stretched; ++a) {
+    AxisClustering c;
+    c.box_lo = 0.25;
+    c.box_hi = 0.55;
+    c.spacing = 0.01;
+    c.growth = 1.1;
+    spec.faces[std::size_t(a)] = clustered_faces(0.0, spec.length[a], c, "test grid");
+    spec.cells[a] = long(spec.faces[std::size_t(a)].size()) - 1;
+  }
   return spec;
 }
 

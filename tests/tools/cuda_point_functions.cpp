@@ -212,23 +212,13 @@ int check_shapes() {
 
 /// The actuators' patterns (a rotation and two jet pairs) on both components.
 int check_actuators() {
-  ns::ActuatorPattern patterns[3];
-  for (ns::ActuatorPattern& p : patterns) {
-    p.centre[0] = 0.5;
-    p.centre[1] = 0.45;
-    p.reach = 0.3;
-    p.radius = 0.2;
-    p.width = 0.8;
-  }
-  patterns[1].rotation = patterns[2].rotation = 0;
-  patterns[1].reference = 1.2 + 0.5 * 2.2; // jets at 1.2 and 3.4 rad
-  patterns[1].phi[0] = 2 * M_PI - 1.1;
-  patterns[1].phi[1] = 1.1;
-  patterns[2].reference = -2.9 + 0.5 * 4.0; // jets at -2.9 and 1.1 rad
-  patterns[2].phi[0] = 2 * M_PI - 2.0;
-  patterns[2].phi[1] = 2.0;
-  for (ns::ActuatorPattern& p : patterns)
-    p.mean = p.radius * (2 * p.width / M_PI) * (p.phi[1] - p.phi[0]) / (2 * M_PI);
+  const double centre[2] = {0.5, 0.45};
+  ns::ActuatorPattern patterns[3] = {{},
+                                     ns::jet_pair_pattern(centre, 0.2, 0.3, 1.2, 3.4, 0.8),
+                                     ns::jet_pair_pattern(centre, 0.2, 0.3, -2.9, 1.1, 0.8)};
+  patterns[0].centre[0] = centre[0];
+  patterns[0].centre[1] = centre[1];
+  patterns[0].reach = 0.3;
   int failures = 0;
   for (const ns::ActuatorPattern& p : patterns) {
     FieldView g("g", kN, kN, 2);

@@ -28,21 +28,8 @@ Actuator jet_pair(int body, const Shape& shape, double first_angle, double secon
                   double width, double velocity) {
   Actuator a = rotation_actuator(body, shape, velocity);
   a.kind = ActuatorKind::Jets;
-  ActuatorPattern& p = a.pattern;
-  p.rotation = 0;
-  p.radius = shape.radius;
-  p.width = width;
-  // Angles from the middle of the arc that runs from the blowing jet counter-clockwise to the
-  // sucking one: neither jet straddles the origin of the angles (the jets do not overlap).
-  const double arc =
-      std::fmod(std::fmod(second_angle - first_angle, 2 * math::pi) + 2 * math::pi, 2 * math::pi);
-  p.reference = first_angle + 0.5 * arc;
-  p.phi[0] = 2 * math::pi - 0.5 * arc;
-  p.phi[1] = 0.5 * arc;
-  // The mean of R (F(phi - phi_1) - F(phi - phi_2)) over [0, 2 pi), F the clamped integral of
-  // the profile (0 below the jet, 2 width / pi above it): each term's integral is
-  // (2 width / pi) (2 pi - phi_j).
-  p.mean = shape.radius * (2 * width / math::pi) * (p.phi[1] - p.phi[0]) / (2 * math::pi);
+  a.pattern = jet_pair_pattern(shape.centre, shape.radius, a.pattern.reach, first_angle,
+                               second_angle, width);
   return a;
 }
 

@@ -42,6 +42,7 @@
 #include "undertow/solvers/control/time_signal.hpp"
 #include "undertow/solvers/navier_stokes/obstacles.hpp"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,32 @@ struct ActuatorPattern {
     return c == 0 ? ur * cx - ut * cy : ur * cy + ut * cx;
   }
 };
+
+/// The pattern of a jet pair on a circle of radius `radius` at `centre`, zero beyond `reach`:
+/// the first jet at `first_angle` blows, the second at `second_angle` sucks [rad,
+/// counter-clockwise from +x], each `width` wide [rad]; the jets must not overlap. Angles are
+/// measured from the middle of the arc that runs from the blowing jet counter-clockwise to the
+/// sucking one, so that neither jet straddles their origin. Not collective.
+inline ActuatorPattern jet_pair_pattern(const double centre[2], double radius, double reach,
+                                        double first_angle, double second_angle, double width) {
+  ActuatorPattern p;
+  p.rotation = 0;
+  p.centre[0] = centre[0];
+  p.centre[1] = centre[1];
+  p.reach = reach;
+  p.radius = radius;
+  p.width = width;
+  const double turn = 2 * math::pi;
+  const double arc = std::fmod(std::fmod(second_angle - first_angle, turn) + turn, turn);
+  p.reference = first_angle + 0.5 * arc;
+  p.phi[0] = turn - 0.5 * arc;
+  p.phi[1] = 0.5 * arc;
+  // The mean of R (F(phi - phi_1) - F(phi - phi_2)) over [0, 2 pi), F the clamped integral of
+  // the profile (0 below the jet, 2 width / pi above it): each term's integral is
+  // (2 width / pi) (2 pi - phi_j).
+  p.mean = radius * (2 * width / math::pi) * (p.phi[1] - p.phi[0]) / turn;
+  return p;
+}
 
 /// Component c of pattern p on the face (i, j) of a c-face layout `g` (local indices) [as
 /// ActuatorPattern::value]: a rotation at the face's centre; jets as the difference of their
