@@ -47,3 +47,18 @@ function(undertow_add_test name)
       ENVIRONMENT "${UNDERTOW_TEST_ENVIRONMENT}")
   endforeach()
 endfunction()
+
+# undertow_private_mpi_session_dirs(): gives every test registered so far in the calling directory
+# its own OpenMPI session-directory base (OMPI_MCA_orte_tmpdir_base). OpenMPI creates
+# /tmp/ompi.<host>.<uid> when a job starts and removes it when the job ends, so two tests that
+# start mpiexec at the same moment can race on it ("mkdir /tmp/ompi.vm.0: File exists"). The base
+# is short because OpenMPI's sockets live below it (108 characters at most); OpenMPI creates it.
+# Call it at the end of each CMakeLists.txt that registers tests.
+function(undertow_private_mpi_session_dirs)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    string(MD5 hash "${CMAKE_CURRENT_BINARY_DIR}/${test}")
+    string(SUBSTRING "${hash}" 0 12 hash)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "OMPI_MCA_orte_tmpdir_base=/tmp/undertow-mpi-${hash}")
+  endforeach()
+endfunction()
