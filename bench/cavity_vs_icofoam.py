@@ -10,12 +10,20 @@ Two parts, both on one MPI rank:
    ratio.
 2. Accuracy. Both march the same cavity to t = T on an n x n grid, and their centreline profiles
    are compared with Ghia et al. (1982). Both should agree with Ghia to the same order.
+3. Time to solution. Each code at its own largest stable step: icoFoam at Courant number 1 (the
+   tutorial's), undertow with the viscous terms implicit (time.scheme = imex) at time.cfl = 1,
+   the largest fraction of its advective stability limit. (a) The n x n cavity from rest to
+   t = 1, the kinetic energy at t = 1 of each against a reference; (b) to steady state on an
+   m x m grid: undertow stops when max |du/dt| < 1e-5, icoFoam runs to the same time, and both
+   are compared with Ghia. Prints the wall times and their ratios.
 
 Usage: python3 bench/cavity_vs_icofoam.py [--cells 256] [--steps 100] [--accuracy-cells 64]
+           [--solution-cells 256] [--steady-cells 128]
 Needs: build/bin/undertow, and Debian's openfoam + openfoam-examples (v1912).
 """
 import argparse
 import csv
+import json
 import math
 import os
 import re
@@ -123,6 +131,55 @@ def run_undertow(n, dt, steps, rtol, out):
     return seconds, log
 
 
+def run_undertow_imex(n, t_end, steady_tolerance, out):
+    """undertow with the viscous terms implicit at its largest stable step (time.cfl = 1) and
+    the case's pressure settings; returns the wall time and report.json's figures."""
+    args = [UNDERTOW, "run", CASE, "--set", f"domain.cells={n} {n}", "--set", "time.scheme=imex",
+            "--set", "time.cfl=1", "--set", f"time.t_end={t_end!r}",
+            "--set", f"time.steady_tolerance={steady_tolerance!r}",
+            "--set", "output.progress_every=0", "--output", out]
+    start = time.perf_counter()
+    run(args)
+    seconds = time.perf_counter() - start
+    return seconds, json.load(open(os.path.join(out, "report.json")))["figures"]
+
+
+def time_to_solution(n, m, reference_ke):
+    """Part 3: each code at its own largest stable step, to t = 1 on n x n and to steady state on
+    m x m. icoFoam solves the pressure to a normalised residual of 1e-8 (relTol 0), which lets
+    GAMG stop early once the flow settles; undertow uses the case's pressure.rtol."""
+    if n > 0:
+        dt = 1.0 / n  # Courant number 1 at the lid speed
+        print(f"\ntime to solution (a): {n}x{n} cavity from rest to t = 1, one rank")
+        work, foam_s, _ = run_icofoam(n, dt, n, 0, absolute=1e-8)
+        foam_ke = icofoam_kinetic_energy(work, n)
+        ours_s, ours = run_undertow_imex(n, 1.0, 0, tempfile.mkdtemp(prefix="undertow_"))
+        print(f"  icoFoam  (Courant 1, dt {dt:.3e}, {n} steps):        {foam_s:8.2f} s, "
+              f"KE(t = 1) {foam_ke:.7e}")
+        print(f"  undertow (imex, time.cfl 1, {int(ours['steps'])} steps, last dt "
+              f"{ours['last_dt']:.3e}): {ours_s:8.2f} s, KE(t = 1) {ours['kinetic_energy']:.7e}")
+        if n == 256:
+            for name, ke in (("icoFoam", foam_ke), ("undertow", ours["kinetic_energy"])):
+                print(f"  {name} KE against the reference {reference_ke:.7e} (undertow's explicit "
+                      f"scheme at dt 2.1e-4): {(ke - reference_ke) / reference_ke:+.2e} relative")
+        print(f"  time-to-solution ratio icoFoam / undertow: {foam_s / ours_s:.2f}  (target >= 5, issue 25)")
+    if m > 0:
+        print(f"\ntime to solution (b): {m}x{m} cavity from rest to steady state, one rank")
+        out = tempfile.mkdtemp(prefix="undertow_")
+        ours_s, ours = run_undertow_imex(m, 60.0, 1e-5, out)
+        t_steady = ours["time"]
+        dt = 1.0 / m
+        steps = int(math.ceil(t_steady / dt))
+        work, foam_s, _ = run_icofoam(m, dt, steps, 0, absolute=1e-8)
+        foam_rms, foam_max = errors_against_ghia(*icofoam_centrelines(work, m))
+        print(f"  undertow (imex, time.cfl 1): steady (max |du/dt| < 1e-5) at t = {t_steady:.2f} "
+              f"after {int(ours['steps'])} steps: {ours_s:8.2f} s, Ghia RMS "
+              f"{ours['error_l2']:.4e}, max {ours['error_linf']:.4e}")
+        print(f"  icoFoam  (Courant 1, {steps} steps to the same time):        {foam_s:8.2f} s, "
+              f"Ghia RMS {foam_rms:.4e}, max {foam_max:.4e}")
+        print(f"  time-to-solution ratio icoFoam / undertow: {foam_s / ours_s:.2f}  (target >= 5, issue 25)")
+
+
 def ghia(path, column):
     rows = list(csv.reader(open(path)))
     header, data = rows[0], rows[1:]
@@ -152,7 +209,8 @@ def errors_against_ghia(u_line, v_line):
     return math.sqrt(sum(d * d for d in diffs) / len(diffs)), max(abs(d) for d in diffs)
 
 
-def icofoam_centrelines(work, n):
+def icofoam_velocity(work, n):
+    """The cell-centred velocity of icoFoam's last written time, as u[i][j], v[i][j]."""
     times = [d for d in os.listdir(work) if re.fullmatch(r"[0-9.eE+-]+", d) and float(d) > 0]
     last = max(times, key=float)
     text = open(os.path.join(work, last, "U")).read()
@@ -164,6 +222,17 @@ def icofoam_centrelines(work, n):
     for index, (a, b) in enumerate(vectors):
         i, j = index % n, index // n
         u[i][j], v[i][j] = float(a), float(b)
+    return u, v
+
+
+def icofoam_kinetic_energy(work, n):
+    """(1/2) mean of |u|^2 over the cells: the kinetic energy per unit area of the unit cavity."""
+    u, v = icofoam_velocity(work, n)
+    return 0.5 * sum(u[i][j] ** 2 + v[i][j] ** 2 for i in range(n) for j in range(n)) / (n * n)
+
+
+def icofoam_centrelines(work, n):
+    u, v = icofoam_velocity(work, n)
     h = 1.0 / n
     # Cell centres; the centreline x = 0.5 lies between columns n/2 - 1 and n/2.
     u_line = [(0.0, 0.0)] + [((j + 0.5) * h, 0.5 * (u[n // 2 - 1][j] + u[n // 2][j]))
@@ -176,37 +245,51 @@ def icofoam_centrelines(work, n):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cells", type=int, default=256)
-    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=100, help="0 skips the throughput part")
     parser.add_argument("--rtol", type=float, default=1e-6)
     parser.add_argument("--accuracy-cells", type=int, default=64, help="0 skips the accuracy part")
     parser.add_argument("--accuracy-time", type=float, default=20.0)
+    parser.add_argument("--solution-cells", type=int, default=256,
+                        help="grid of the run to t = 1 at each code's own step; 0 skips it")
+    parser.add_argument("--steady-cells", type=int, default=128,
+                        help="grid of the run to steady state at each code's own step; 0 skips it")
+    parser.add_argument("--reference-ke", type=float, default=2.3252806e-2,
+                        help="kinetic energy at t = 1 on 256^2 (docs/performance.md)")
     args = parser.parse_args()
     if not shutil.which("icoFoam"):
         sys.exit("icoFoam not found: apt-get install openfoam openfoam-examples")
 
-    n = args.cells
+    if args.steps > 0:
+        throughput(args.cells, args.steps, args.rtol)
+    if args.accuracy_cells > 0:
+        accuracy(args.accuracy_cells, args.accuracy_time, args.rtol)
+    time_to_solution(args.solution_cells, args.steady_cells, args.reference_ke)
+
+
+def throughput(n, steps, rtol):
+    """Part 1: both at the same fixed dt for the same number of steps on n x n."""
     # A dt inside the explicit limits of undertow's SSP-RK3 (diffusion dominates at Re = 100):
     # 0.5 * 2.5 / (nu * 2 * 16/3 / h^2).
     dt = 0.5 * 2.5 / (0.01 * 2 * 16.0 / 3.0 * n * n)
-    print(f"throughput: {n}x{n} cavity, Re = 100, dt = {dt:.4e}, {args.steps} steps, one rank, "
-          f"pressure relative tolerance {args.rtol:g}")
-    _, foam_s, _ = run_icofoam(n, dt, args.steps, args.rtol)
-    ours_s, _ = run_undertow(n, dt, args.steps, args.rtol, tempfile.mkdtemp(prefix="undertow_"))
-    cells = n * n * args.steps
+    print(f"throughput: {n}x{n} cavity, Re = 100, dt = {dt:.4e}, {steps} steps, one rank, "
+          f"pressure relative tolerance {rtol:g}")
+    _, foam_s, _ = run_icofoam(n, dt, steps, rtol)
+    ours_s, _ = run_undertow(n, dt, steps, rtol, tempfile.mkdtemp(prefix="undertow_"))
+    cells = n * n * steps
     print(f"  icoFoam (PISO, 2 correctors, GAMG):  {foam_s:8.2f} s  {cells / foam_s / 1e6:8.3f} Mcell-updates/s")
     print(f"  undertow (SSP-RK3, 3 projections):   {ours_s:8.2f} s  {cells / ours_s / 1e6:8.3f} Mcell-updates/s")
     print(f"  throughput ratio undertow / icoFoam: {foam_s / ours_s:.2f}  (target >= 15, issue 25)")
 
-    if args.accuracy_cells <= 0:
-        return
-    m, t_end = args.accuracy_cells, args.accuracy_time
+
+def accuracy(m, t_end, rtol):
+    """Part 2: both at the same small dt to t_end on m x m, against Ghia."""
     dt_a = 0.5 * 2.5 / (0.01 * 2 * 16.0 / 3.0 * m * m)
     steps_a = int(math.ceil(t_end / dt_a))
     print(f"\naccuracy: {m}x{m} cavity to t = {t_end} ({steps_a} steps of {dt_a:.4e}), against Ghia")
     # A relative tolerance makes GAMG iterate at every step even once the flow is steady (more
     # than 17 minutes at 64^2); an absolute one lets the solves stop early as the residual of
     # the steady state is reached. Accuracy at steady state does not depend on this choice.
-    work, _, _ = run_icofoam(m, dt_a, steps_a, args.rtol, absolute=1e-8)
+    work, _, _ = run_icofoam(m, dt_a, steps_a, rtol, absolute=1e-8)
     foam_rms, foam_max = errors_against_ghia(*icofoam_centrelines(work, m))
     out = tempfile.mkdtemp(prefix="undertow_")
     _, log = run_undertow(m, dt_a, steps_a, 1e-8, out)

@@ -12,12 +12,16 @@ function(undertow_mpi_command out ranks)
       ${MPIEXEC_POSTFLAGS} PARENT_SCOPE)
 endfunction()
 
-# undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ... [SLOW_RANKS 4] [PETSC])
+# undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ... [SLOW_RANKS 4]
+#                   [RANKS_IN_SLOW 2] [PETSC])
 # Builds test_<name> with the MPI-aware GoogleTest main and registers <name>_np<N> per rank count.
 # Test cases whose suite name ends in "Slow" run only in <name>_slow_np<N> (label slow), registered
-# for SLOW_RANKS. PETSC: the main also initialises PETSc (tests of solvers).
+# for SLOW_RANKS. RANKS_IN_SLOW: rank counts at which <name>_np<N> (all but the Slow suites) is
+# registered with the label slow, for tests whose minutes at one rank count are what CI can afford
+# (their rank invariance shown by a cheaper test). PETSC: the main also initialises PETSc.
 function(undertow_add_test name)
-  cmake_parse_arguments(ARG "PETSC" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS;SLOW_RANKS" ${ARGN})
+  cmake_parse_arguments(ARG "PETSC" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS;SLOW_RANKS;RANKS_IN_SLOW"
+                        ${ARGN})
   if(NOT ARG_RANKS)
     set(ARG_RANKS 1)
   endif()
@@ -32,11 +36,15 @@ function(undertow_add_test name)
   target_link_libraries(test_${name} PRIVATE ${ARG_LIBS} GTest::gtest)
   target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   undertow_set_warnings(test_${name})
-  foreach(ranks IN LISTS ARG_RANKS)
+  foreach(ranks IN LISTS ARG_RANKS ARG_RANKS_IN_SLOW)
+    set(labels ${ARG_LABELS})
+    if(ranks IN_LIST ARG_RANKS_IN_SLOW)
+      list(APPEND labels slow)
+    endif()
     undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}> --gtest_filter=-*Slow.*)
     add_test(NAME ${name}_np${ranks} COMMAND ${cmd})
     set_tests_properties(${name}_np${ranks} PROPERTIES
-      PROCESSORS ${ranks} LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+      PROCESSORS ${ranks} LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT}
       ENVIRONMENT "${UNDERTOW_TEST_ENVIRONMENT}")
   endforeach()
   foreach(ranks IN LISTS ARG_SLOW_RANKS)
@@ -61,4 +69,15 @@ function(undertow_private_mpi_session_dirs)
     string(SUBSTRING "${hash}" 0 12 hash)
     set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "OMPI_MCA_orte_tmpdir_base=/tmp/undertow-mpi-${hash}")
   endforeach()
+endfunction()
+
+# undertow_labels_slow_at(<out> <ranks> <slow ranks> <labels...>): <labels...>, with slow added
+# when <ranks> equals <slow ranks>: for a test registered at several rank counts whose run at one
+# of them (typically 4 ranks, oversubscribed on 2 cores) goes to the slow label.
+function(undertow_labels_slow_at out ranks slow_ranks)
+  set(labels ${ARGN})
+  if(ranks EQUAL slow_ranks)
+    list(APPEND labels slow)
+  endif()
+  set(${out} "${labels}" PARENT_SCOPE)
 endfunction()

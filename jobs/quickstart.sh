@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # undertow quick start: installs what is missing, configures, builds with all cores, then runs
 # the main job (`run`, the default), the test suite (`test`: every test except those labelled
-# slow; what CI runs) or the slow tests (`test-slow`: finer-grid studies and the Re 400 and 1000
-# cavities, about 20 minutes on 2 cores). Idempotent: on a machine where everything is installed
-# and built it only re-checks and re-runs.
+# slow; what CI runs) or the slow tests (`test-slow`: finer-grid studies, the Re 400 and 1000
+# cavities, finite differences of every control parameter and the second rank counts of the
+# costliest tests; an estimated 40 to 60 minutes on 2 cores). Idempotent: on a machine where
+# everything is installed and built it only re-checks and re-runs.
 #
 #   bash jobs/quickstart.sh run        # set up, build, run the main job
 #   bash jobs/quickstart.sh test       # set up, build, run the test suite

@@ -182,8 +182,8 @@ INSTANTIATE_TEST_SUITE_P(EveryKind, SignalKinds, ::testing::Values(0, 1, 2, 3));
 
 // The actuators' gradients through whole runs, both schemes: Taylor remainders in a direction
 // of their scales and coefficients, of the shapes (the target velocity changes what chi does)
-// and of every parameter together; central differences of each scale and coefficient.
-TEST(ActuatorGradient, TaylorAndFiniteDifferences) {
+// and of every parameter together. Central differences: ActuatorGradientSlow below.
+TEST(ActuatorGradient, TaylorTests) {
   if (world().size() > 2)
     GTEST_SKIP();
   for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson}) {
@@ -209,18 +209,14 @@ TEST(ActuatorGradient, TaylorAndFiniteDifferences) {
       EXPECT_FALSE(t.linear) << group;
       EXPECT_GE(t.min_rate, 1.9) << group;
     }
-    if (world().size() > 1) // the differences on one rank
-      continue;
-    ASSERT_EQ(control_parameters(r.m).size(), 2u + 5u + 5u); // two scales, five coefficients each
-    expect_finite_differences(driver, r, g);
   }
 }
 
 // A feedback policy's gradients through whole runs, both schemes, linear and network: Taylor
 // remainders in a direction of its weights and the actuators' scales, and of the initial
-// velocity (which reaches J also through the sensors: the chain's transpose in every step);
-// central differences of every weight and scale (SSP-RK3).
-TEST(FeedbackGradient, TaylorAndFiniteDifferences) {
+// velocity (which reaches J also through the sensors: the chain's transpose in every step).
+// Central differences of every weight: FeedbackGradientSlow below.
+TEST(FeedbackGradient, TaylorTests) {
   if (world().size() > 2)
     GTEST_SKIP();
   for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson})
@@ -246,33 +242,49 @@ TEST(FeedbackGradient, TaylorAndFiniteDifferences) {
         EXPECT_FALSE(t.linear) << group;
         EXPECT_GE(t.min_rate, 1.9) << group;
       }
-      if (world().size() > 1 || scheme != TimeScheme::SspRk3)
-        continue;
-      // Two scales, and 2 x (6 + 1) weights or 4 x (6 + 1) + 2 x (4 + 1).
-      ASSERT_EQ(control_parameters(r.m).size(), which == kLinearFeedback ? 2u + 14u : 2u + 38u);
-      expect_finite_differences(driver, r, g);
     }
 }
 
-// Central differences of every coefficient against the adjoint: SSP-RK3 with the inflow's
-// piecewise-constant, the wall's piecewise-linear and the body force's B-spline signal, RK3-CN
-// with the inflow's B-spline, the wall's Fourier and the body force's piecewise-constant one.
-TEST(ControlGradient, FiniteDifferencesOfEveryCoefficient) {
-  if (world().size() > 1) // 56 runs on one rank; the others show the same gradient
-    GTEST_SKIP();
-  for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson}) {
-    ControlRun r = make_run(world(), scheme, scheme == TimeScheme::SspRk3 ? 0 : 2);
-    GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
-    const Gradient g = driver.gradient(r.m, r.dts);
-    expect_finite_differences(driver, r, g);
+// Central differences of every control parameter of run `which` against the adjoint gradient.
+// The suites below end in "Slow": two runs per parameter (56 to 80 runs a suite) take minutes, so
+// they run in control_gradient_slow_np1 (label slow), on one rank; the Taylor tests above, and
+// the rank and checkpointing tests below, are the ones in CI.
+void expect_finite_differences_of(TimeScheme scheme, int which, std::size_t parameters) {
+  ControlRun r = make_run(world(), scheme, which);
+  GradientDriver driver(*r.domain, channel_objective(kDt * kSteps, true), *r.log, 0);
+  const Gradient g = driver.gradient(r.m, r.dts);
+  if (parameters > 0) {
+    ASSERT_EQ(control_parameters(r.m).size(), parameters);
   }
+  expect_finite_differences(driver, r, g);
+}
+
+// Every coefficient of the signals: SSP-RK3 with the inflow's piecewise-constant, the wall's
+// piecewise-linear and the body force's B-spline signal, RK3-CN with the inflow's B-spline, the
+// wall's Fourier and the body force's piecewise-constant one.
+TEST(ControlGradientSlow, FiniteDifferencesOfEveryCoefficient) {
+  expect_finite_differences_of(TimeScheme::SspRk3, 0, 0);
+  expect_finite_differences_of(TimeScheme::Rk3CrankNicolson, 2, 0);
+}
+
+// The actuators' two scales and five coefficients each, both schemes.
+TEST(ActuatorGradientSlow, FiniteDifferencesOfEveryScaleAndCoefficient) {
+  for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson})
+    expect_finite_differences_of(scheme, kActuated, 2u + 5u + 5u);
+}
+
+// The policies' weights and the actuators' scales (SSP-RK3): two scales, and 2 x (6 + 1) weights
+// or 4 x (6 + 1) + 2 x (4 + 1).
+TEST(FeedbackGradientSlow, FiniteDifferencesOfEveryWeight) {
+  expect_finite_differences_of(TimeScheme::SspRk3, kLinearFeedback, 2u + 14u);
+  expect_finite_differences_of(TimeScheme::SspRk3, kNetworkFeedback, 2u + 38u);
 }
 
 // The reverse sweep recomputes the stages from checkpoints with their boundary times and
 // targets: binomial checkpointing with 3 slots gives the gradient of the store-all sweep
 // bitwise, with signals, with actuators and with a feedback policy.
 TEST(ControlGradient, CheckpointedEqualsStoreAll) {
-  if (world().size() > 2)
+  if (world().size() != 2) // on 2 ranks, halo exchanges in the recomputed steps; 30 s a rank count
     GTEST_SKIP();
   for (TimeScheme scheme : {TimeScheme::SspRk3, TimeScheme::Rk3CrankNicolson})
     for (int which : {3, kActuated, kNetworkFeedback}) {
