@@ -165,7 +165,6 @@ def time_to_solution(n, m, reference_ke, rtols):
                   f"ratio icoFoam / undertow {foam_s / ours_s:.2f} (target >= 5, issue 25)")
     if m > 0:
         print(f"\ntime to solution (b): {m}x{m} cavity from rest to steady state, one rank")
-        out = tempfile.mkdtemp(prefix="undertow_")
         runs = [(rtol, *run_undertow_imex(m, 60.0, 1e-5, rtol, tempfile.mkdtemp(prefix="undertow_")))
                 for rtol in rtols]
         t_steady = max(ours["time"] for _, _, ours in runs)
