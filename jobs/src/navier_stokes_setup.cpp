@@ -108,6 +108,12 @@ adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
   m.flow = flow_parameters(cfg, domain);
   if (m.flow.policy.active())
     log.info(feedback_summary(m.flow));
+  if (cfg.get_real("pressure.atol") > 0.0)
+    throw ConfigError(format("pressure.atol = %.3g stops the pressure solves at an absolute "
+                             "residual, which the adjoint's transposed solves would share in "
+                             "other units: gradients need the relative tolerance alone. Set "
+                             "pressure.atol = 0 (pressure.rtol sets their accuracy)",
+                             cfg.get_real("pressure.atol")));
   if (m.flow.pressure.rtol > 1e-11)
     log.info(format("note: pressure.rtol = %.1e; gradients are only as accurate as the pressure "
                     "solves: set pressure.rtol = 1e-12 for finite-difference agreement to 6 "

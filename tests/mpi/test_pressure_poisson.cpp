@@ -386,6 +386,44 @@ TEST(PressurePoisson, KokkosCGGivesPetscSolutionsAndIterationCounts) {
     }
 }
 
+TEST(PressurePoisson, AbsoluteToleranceStopsBothCGsAtTheSameResidual) {
+  // pressure.atol: the solve also stops once the residual norm it tests falls below atol. With
+  // atol at the residual that rtol 1e-3 reaches, a solve at rtol 1e-10 stops where that one did,
+  // long before rtol 1e-10 alone; from its own solution (a steady state's projection) it takes
+  // no iteration at all. Both CGs alike.
+  const auto& comm = world();
+  const Problem pb = walls_2d();
+  const Domain d(comm, spec_for(pb, 64, false));
+  for (const PressureKrylov krylov : {PressureKrylov::Petsc, PressureKrylov::Kokkos}) {
+    PoissonSpec spec;
+    spec.faces = pb.faces;
+    spec.krylov = krylov;
+    spec.preconditioner = PressurePreconditioner::Multigrid;
+    Field rhs(d, Location::Cell, 1, "rhs");
+    set(rhs, pb.laplacian);
+    const auto solve_from_zero = [&](double rtol, double atol) {
+      spec.rtol = rtol;
+      spec.atol = atol;
+      PressurePoisson poisson(d, spec);
+      Field p(d, Location::Cell, 1, "p");
+      const SolveStats first = poisson.solve(rhs, p);
+      return std::make_pair(first, poisson.solve(rhs, p));
+    };
+    const SolveStats full = solve_from_zero(1e-10, 1e-50).first;
+    const SolveStats loose = solve_from_zero(1e-3, 1e-50).first;
+    const auto [early, again] = solve_from_zero(1e-10, 1.000001 * loose.residual);
+    EXPECT_LE(early.residual, 1.000001 * loose.residual);
+    EXPECT_EQ(early.iterations, loose.iterations);
+    EXPECT_LT(early.iterations, full.iterations - 2);
+    EXPECT_EQ(again.iterations, 0);
+    if (comm.is_root())
+      std::printf("%s CG: rtol 1e-10 alone %d iterations; atol %.3e (rtol 1e-3's residual) %d, "
+                  "then 0 from its solution\n",
+                  krylov == PressureKrylov::Petsc ? "PETSc" : "Kokkos", full.iterations,
+                  loose.residual, early.iterations);
+  }
+}
+
 TEST(PressurePoisson, KokkosCGRefusesWhatItCannotHonour) {
   const Domain d(world(), spec_for(walls_2d(), 16));
   PoissonSpec spec;
