@@ -12,7 +12,9 @@ Two parts, both on one MPI rank:
    are compared with Ghia et al. (1982). Both should agree with Ghia to the same order.
 3. Time to solution. Each code at its own largest stable step: icoFoam at Courant number 1 (the
    tutorial's), undertow with the viscous terms implicit (time.scheme = imex) at time.cfl = 1,
-   the largest fraction of its advective stability limit. (a) The n x n cavity from rest to
+   the largest fraction of its advective stability limit, once per set of solver tolerances
+   (--solution-tolerances: rtol, or rtol:atol with atol the pressure solve's absolute tolerance,
+   pressure.atol). (a) The n x n cavity from rest to
    t = 1, the kinetic energy at t = 1 of each against a reference; (b) to steady state on an
    m x m grid: undertow stops when max |du/dt| < 1e-5, icoFoam runs to the same time, and both
    are compared with Ghia. Prints the wall times and their ratios.
@@ -131,25 +133,29 @@ def run_undertow(n, dt, steps, rtol, out):
     return seconds, log
 
 
-def run_undertow_imex(n, t_end, steady_tolerance, rtol, out):
+def run_undertow_imex(n, t_end, steady_tolerance, tolerance, out):
     """undertow with the viscous terms implicit at its largest stable step (time.cfl = 1), the
-    pressure and viscous solves to the relative tolerance rtol; returns the wall time and
-    report.json's figures."""
+    pressure and viscous solves to the relative tolerance rtol of tolerance = (rtol, atol), the
+    pressure solve also to the absolute one atol where it is not 0 (pressure.atol); returns the
+    wall time and report.json's figures."""
+    rtol, atol = tolerance
     args = [UNDERTOW, "run", CASE, "--set", f"domain.cells={n} {n}", "--set", "time.scheme=imex",
             "--set", "time.cfl=1", "--set", f"time.t_end={t_end!r}",
             "--set", f"time.steady_tolerance={steady_tolerance!r}", "--set", f"pressure.rtol={rtol!r}",
-            "--set", f"viscous.rtol={rtol!r}", "--set", "output.progress_every=0", "--output", out]
+            "--set", f"pressure.atol={atol!r}", "--set", f"viscous.rtol={rtol!r}",
+            "--set", "output.progress_every=0", "--output", out]
     start = time.perf_counter()
     run(args)
     seconds = time.perf_counter() - start
     return seconds, json.load(open(os.path.join(out, "report.json")))["figures"]
 
 
-def time_to_solution(n, m, reference_ke, rtols):
+def time_to_solution(n, m, reference_ke, tolerances):
     """Part 3: each code at its own largest stable step, to t = 1 on n x n and to steady state on
     m x m. icoFoam solves the pressure to a normalised residual of 1e-8 (relTol 0), which lets
-    GAMG stop early once the flow settles; undertow runs once per relative tolerance in rtols
-    (its pressure and viscous solves), so that the accuracy each buys is printed beside its time."""
+    GAMG stop early once the flow settles; undertow runs once per (rtol, atol) in tolerances (its
+    pressure and viscous solves' relative tolerance, the pressure's absolute one), so that the
+    accuracy each buys is printed beside its time."""
     if n > 0:
         dt = 1.0 / n  # Courant number 1 at the lid speed
         print(f"\ntime to solution (a): {n}x{n} cavity from rest to t = 1, one rank")
@@ -157,16 +163,18 @@ def time_to_solution(n, m, reference_ke, rtols):
         foam_ke = icofoam_kinetic_energy(work, n)
         print(f"  icoFoam  (Courant 1, dt {dt:.3e}, {n} steps): {foam_s:8.2f} s, "
               f"KE(t = 1) {foam_ke:.7e}{ke_error(foam_ke, reference_ke, n)}")
-        for rtol in rtols:
-            ours_s, ours = run_undertow_imex(n, 1.0, 0, rtol, tempfile.mkdtemp(prefix="undertow_"))
+        for tolerance in tolerances:
+            ours_s, ours = run_undertow_imex(n, 1.0, 0, tolerance,
+                                             tempfile.mkdtemp(prefix="undertow_"))
             ke = ours["kinetic_energy"]
-            print(f"  undertow (imex, time.cfl 1, rtol {rtol:g}, {int(ours['steps'])} steps): "
+            print(f"  undertow (imex, time.cfl 1, {describe(tolerance)}, {int(ours['steps'])} steps): "
                   f"{ours_s:8.2f} s, KE(t = 1) {ke:.7e}{ke_error(ke, reference_ke, n)}; "
                   f"ratio icoFoam / undertow {foam_s / ours_s:.2f} (target >= 5, issue 25)")
     if m > 0:
         print(f"\ntime to solution (b): {m}x{m} cavity from rest to steady state, one rank")
-        runs = [(rtol, *run_undertow_imex(m, 60.0, 1e-5, rtol, tempfile.mkdtemp(prefix="undertow_")))
-                for rtol in rtols]
+        runs = [(tolerance, *run_undertow_imex(m, 60.0, 1e-5, tolerance,
+                                               tempfile.mkdtemp(prefix="undertow_")))
+                for tolerance in tolerances]
         t_steady = max(ours["time"] for _, _, ours in runs)
         dt = 1.0 / m
         steps = int(math.ceil(t_steady / dt))
@@ -174,11 +182,16 @@ def time_to_solution(n, m, reference_ke, rtols):
         foam_rms, foam_max = errors_against_ghia(*icofoam_centrelines(work, m))
         print(f"  icoFoam  (Courant 1, {steps} steps to t = {t_steady:.2f}): {foam_s:8.2f} s, "
               f"Ghia RMS {foam_rms:.4e}, max {foam_max:.4e}")
-        for rtol, ours_s, ours in runs:
-            print(f"  undertow (imex, time.cfl 1, rtol {rtol:g}): steady (max |du/dt| < 1e-5) at "
+        for tolerance, ours_s, ours in runs:
+            print(f"  undertow (imex, time.cfl 1, {describe(tolerance)}): steady (max |du/dt| < 1e-5) at "
                   f"t = {ours['time']:.2f} after {int(ours['steps'])} steps: {ours_s:8.2f} s, "
                   f"Ghia RMS {ours['error_l2']:.4e}, max {ours['error_linf']:.4e}; "
                   f"ratio icoFoam / undertow {foam_s / ours_s:.2f} (target >= 5, issue 25)")
+
+
+def describe(tolerance):
+    rtol, atol = tolerance
+    return f"rtol {rtol:g}" + (f", pressure.atol {atol:g}" if atol > 0 else "")
 
 
 def ke_error(ke, reference_ke, n):
@@ -264,8 +277,9 @@ def main():
     parser.add_argument("--reference-ke", type=float, default=2.3252806e-2,
                         help="kinetic energy at t = 1 on 256^2: the explicit scheme at dt 2.1e-4 "
                              "(docs/performance.md)")
-    parser.add_argument("--solution-rtols", default="1e-10,1e-6",
-                        help="undertow's pressure and viscous tolerances in part 3, one run each")
+    parser.add_argument("--solution-tolerances", default="1e-10,1e-6,1e-6:1e-8",
+                        help="undertow's tolerances in part 3, one run each: rtol (its pressure and "
+                             "viscous solves) or rtol:atol (atol: pressure.atol)")
     args = parser.parse_args()
     if not shutil.which("icoFoam"):
         sys.exit("icoFoam not found: apt-get install openfoam openfoam-examples")
@@ -275,7 +289,8 @@ def main():
     if args.accuracy_cells > 0:
         accuracy(args.accuracy_cells, args.accuracy_time, args.rtol)
     time_to_solution(args.solution_cells, args.steady_cells, args.reference_ke,
-                     [float(x) for x in args.solution_rtols.split(",")])
+                     [tuple(float(x) for x in (t + ":0").split(":")[:2])
+                      for t in args.solution_tolerances.split(",")])
 
 
 def throughput(n, steps, rtol):
