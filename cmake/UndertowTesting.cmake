@@ -5,10 +5,14 @@
 # the default UCX PML spends 0.2 s more probing its transports at every start (measured with an
 # empty MPI_Init/MPI_Finalize program: 0.31 s against 0.11 s). Thousands of CI tests and fuzz
 # commands start an MPI job; the numbers they compute do not depend on the PML.
+# After a job's rank exits non-zero, mpirun waits 1 s between SIGTERM and SIGKILL to the others,
+# twice: 2 s of every refused command (over a hundred tests expect one). The ranks of undertow
+# leave together after their collective error or resume record, so that wait changes nothing a
+# test sees (odls_base_sigkill_timeout = 0; the signal tests signal the ranks, not mpirun).
 set(UNDERTOW_TEST_ENVIRONMENT
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
     OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
-    OMPI_MCA_btl_vader_single_copy_mechanism=none)
+    OMPI_MCA_odls_base_sigkill_timeout=0 OMPI_MCA_btl_vader_single_copy_mechanism=none)
 
 # undertow_mpi_command(<out> <ranks> <command...>): the mpiexec command line for <ranks> ranks.
 function(undertow_mpi_command out ranks)
