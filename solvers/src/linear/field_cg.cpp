@@ -48,15 +48,21 @@ FieldCGResult FieldCG::solve(const Apply& A, const Apply& B, const Field& b, Fie
     if (s.singular)
       remove_mean(out);
   };
-  // The reference norm ||B b|| (m_r, m_z are scratch here).
-  copy(b, m_r);
-  precondition(m_r, m_z);
-  double reference = std::sqrt(dot(m_z, m_z));
   // r = b - A x, z = B r.
   A(x, m_w);
   combine(1.0, b, -1.0, m_w, m_r);
   precondition(m_r, m_z);
   result.residual = std::sqrt(dot(m_z, m_z));
+  // A first residual within the absolute tolerance ends the solve whatever the reference: a
+  // steady state's projection then costs one V-cycle, not two.
+  if (result.residual <= s.atol) {
+    result.reason = FieldCGReason::Converged;
+    return result;
+  }
+  // The reference norm ||B b|| (m_w, m_p are scratch until the first iteration).
+  copy(b, m_w);
+  precondition(m_w, m_p);
+  double reference = std::sqrt(dot(m_p, m_p));
   if (reference == 0.0)
     reference = result.residual;
   const double tolerance = std::max(s.rtol * reference, s.atol);
