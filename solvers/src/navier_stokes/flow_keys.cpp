@@ -4,6 +4,7 @@
 #include "undertow/core/log.hpp"
 #include "undertow/solvers/linear/petsc_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace undertow {
@@ -47,7 +48,7 @@ void declare_flow_keys(ConfigSchema& s) {
         "(the 2-norm of the preconditioned residual, as PETSc's -ksp_atol) falls below this; 0 "
         "for none. At a steady state the projection's right-hand side shrinks and a relative "
         "reduction alone keeps every solve iterating; the divergence this leaves is printed as "
-        "max|div u|. Forward runs only: gradients want exact solves")
+        "max|div u|. Forward runs only: gradient and optimize refuse it")
       .range(0.0, 1.0);
   s.add("pressure.max_iterations", ValueType::Integer, "1000",
         "iteration limit of the pressure Poisson solve")
@@ -139,8 +140,7 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
   params.viscous_rtol = cfg.get_real("viscous.rtol");
   params.viscous_max_iterations = static_cast<int>(cfg.get_int("viscous.max_iterations"));
   params.pressure.rtol = cfg.get_real("pressure.rtol");
-  if (cfg.get_real("pressure.atol") > 0.0)
-    params.pressure.atol = cfg.get_real("pressure.atol");
+  params.pressure.atol = std::max(cfg.get_real("pressure.atol"), params.pressure.atol); // 0: none
   params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
   params.pressure.options = cfg.get_string("pressure.petsc_options");
   linear::option_names("pressure.petsc_options", params.pressure.options); // checked now
