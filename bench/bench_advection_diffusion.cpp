@@ -14,6 +14,7 @@
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/field.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/solvers/scalar/advection_diffusion.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -74,6 +75,7 @@ Row measure(const Communicator& comm, int dim, long n, long steps) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   {
+    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
     Kokkos::ScopeGuard kokkos(argc, argv);
     const Communicator comm(MPI_COMM_WORLD);
     const long steps = argc > 1 ? std::atol(argv[1]) : 20;

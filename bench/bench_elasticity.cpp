@@ -9,6 +9,7 @@
 //
 //   mpiexec -n R build/bin/bench_elasticity [topology iterations, default 5]
 
+#include "undertow/core/threads.hpp"
 #include "undertow/optimisation/topology_optimisation.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
@@ -115,6 +116,7 @@ void measure_topology(const Communicator& comm, long nx, long ny, int iterations
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   {
+    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
     Kokkos::ScopeGuard kokkos(argc, argv);
     const linear::PetscSession petsc(MPI_COMM_WORLD);
     const Communicator comm(MPI_COMM_WORLD);

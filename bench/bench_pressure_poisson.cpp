@@ -24,6 +24,7 @@
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/core/stretching.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 #include "undertow/solvers/linear/pressure_poisson.hpp"
 
@@ -204,6 +205,7 @@ std::string measure(const Communicator& comm, Grid grid, int reps, bool with_amg
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   {
+    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
     Kokkos::ScopeGuard kokkos(argc, argv);
     const PetscSession petsc(MPI_COMM_WORLD);
     const Communicator comm(MPI_COMM_WORLD);

@@ -4,6 +4,7 @@
 
 #include "undertow/core/communicator.hpp"
 #include "undertow/core/field.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
@@ -73,7 +74,10 @@ class Session {
 
  private:
   struct Mpi {
-    Mpi(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+    Mpi(int& argc, char**& argv) {
+      MPI_Init(&argc, &argv);
+      choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
+    }
     ~Mpi() { MPI_Finalize(); }
   } m_mpi;
   Kokkos::ScopeGuard m_kokkos;

@@ -14,6 +14,15 @@ set(UNDERTOW_TEST_ENVIRONMENT
     OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
     OMPI_MCA_odls_base_sigkill_timeout=0 OMPI_MCA_btl_vader_single_copy_mechanism=none)
 
+# A threaded Kokkos (OpenMP): each rank's thread count is undertow's default
+# (core/include/undertow/core/threads.hpp), which splits the CPUs a rank may run on between the
+# ranks sharing them. OpenMPI binds each rank of a small job to one core, which would leave every
+# test one thread; unbound, a 1-rank test runs on all the machine's cores and a 2-rank test
+# splits them. OMP_PROC_BIND stays false so that the threads are not pinned either.
+if("OPENMP" IN_LIST Kokkos_DEVICES)
+  list(APPEND UNDERTOW_TEST_ENVIRONMENT OMP_PROC_BIND=false OMPI_MCA_hwloc_base_binding_policy=none)
+endif()
+
 # undertow_mpi_command(<out> <ranks> <command...>): the mpiexec command line for <ranks> ranks.
 function(undertow_mpi_command out ranks)
   set(${out} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${MPIEXEC_PREFLAGS} ${ARGN}

@@ -3,25 +3,34 @@
 # the main job (`run`, the default), the test suite (`test`: every test except those labelled
 # slow; what CI runs) or the slow tests (`test-slow`: finer-grid studies, the Re 400 and 1000
 # cavities, finite differences of every control parameter and the second rank counts of the
-# costliest tests; an estimated 40 to 60 minutes on 2 cores). Idempotent: on a machine where
-# everything is installed and built it only re-checks and re-runs.
+# costliest tests; an estimated 40 to 60 minutes on 2 cores) or the test suite on a threaded
+# Kokkos (`test-openmp`: Kokkos 3.4.1 built with its OpenMP backend from Debian's Trilinos source
+# package into build-openmp/, and the same suite as `test`, one test at a time, each rank with
+# its share of the cores as threads; a separate job, not CI's). Idempotent: on
+# a machine where everything is installed and built it only re-checks and re-runs.
 #
-#   bash jobs/quickstart.sh run        # set up, build, run the main job
-#   bash jobs/quickstart.sh test       # set up, build, run the test suite
-#   bash jobs/quickstart.sh test-slow  # set up, build, run the slow tests
+#   bash jobs/quickstart.sh run          # set up, build, run the main job
+#   bash jobs/quickstart.sh test         # set up, build, run the test suite
+#   bash jobs/quickstart.sh test-slow    # set up, build, run the slow tests
+#   bash jobs/quickstart.sh test-openmp  # set up, build an OpenMP Kokkos, run the test suite on it
 #
-# Environment: BUILD_DIR (default build), JOBS (default: all cores), RANKS (main job, default
-# min(cores, 4)), UNDERTOW_CMAKE_ARGS (extra configure arguments).
+# Environment: BUILD_DIR (default build, or build-openmp for test-openmp), JOBS (default: all
+# cores), RANKS (main job, default min(cores, 4)), UNDERTOW_CMAKE_ARGS (extra configure
+# arguments), KOKKOS_SOURCE (test-openmp: a Kokkos 3.4 or 4.x source tree to build instead of
+# Debian's), DEBIAN_MIRROR (test-openmp: where Debian's source package is fetched from, default
+# http://deb.debian.org/debian).
 set -euo pipefail
 
 mode="${1:-run}"
 case "$mode" in
-  run | test | test-slow) ;;
-  *) echo "usage: bash jobs/quickstart.sh [run|test|test-slow]" >&2; exit 2 ;;
+  run | test | test-slow | test-openmp) ;;
+  *) echo "usage: bash jobs/quickstart.sh [run|test|test-slow|test-openmp]" >&2; exit 2 ;;
 esac
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${BUILD_DIR:-$root/build}"
+default_build="$root/build"
+[ "$mode" = test-openmp ] && default_build="$root/build-openmp"
+build="${BUILD_DIR:-$default_build}"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # --- 1. System packages (Debian 12 / Ubuntu names) -------------------------------------------
@@ -72,6 +81,11 @@ fi
 
 # --- 2. Configure and build ---------------------------------------------------------------------
 mkdir -p "$build"
+kokkos_args=()
+if [ "$mode" = test-openmp ]; then
+  bash "$root/jobs/build_openmp_kokkos.sh" "$build/kokkos" "$jobs"
+  kokkos_args=(-DKokkos_ROOT="$build/kokkos")
+fi
 # The Python package is built for Debian's python3, whose numpy, mpi4py and torch it uses (not one
 # that a PATH may put first). Its tests run in a virtual environment over it that adds JAX from
 # PyPI (Debian's pip installs nothing into the system Python), pinned to Debian's numpy.
@@ -92,7 +106,7 @@ fi
 catalyst=()
 [ "$mode" != run ] && catalyst=(-DUNDERTOW_ENABLE_CATALYST=ON)
 # shellcheck disable=SC2086
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DUNDERTOW_WERROR=ON "${catalyst[@]}" "${python_args[@]}" ${UNDERTOW_CMAKE_ARGS:-} \
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DUNDERTOW_WERROR=ON "${kokkos_args[@]}" "${catalyst[@]}" "${python_args[@]}" ${UNDERTOW_CMAKE_ARGS:-} \
   > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 grep -A20 "configuration summary" "$build/configure.log" | sed -n '1,19p' | sed 's/^-- //'
 cmake --build "$build" -j "$jobs"
@@ -105,12 +119,19 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 # --- 3. Run ---------------------------------------------------------------------------------------
-if [ "$mode" = test ] || [ "$mode" = test-slow ]; then
+if [ "$mode" != run ]; then
   cd "$build"
   labels=(-LE slow)
   [ "$mode" = test-slow ] && labels=(-L slow)
+  parallel="$jobs"
+  if [ "$mode" = test-openmp ]; then
+    # A test's ranks share the machine's cores as threads (core/include/undertow/core/threads.hpp):
+    # one test at a time.
+    parallel=1
+    echo "undertow: the test suite on an OpenMP Kokkos, one test at a time, its ranks sharing the $(nproc) cores as threads"
+  fi
   # shellcheck disable=SC2086
-  exec ctest --output-on-failure -j "$jobs" "${labels[@]}" ${UNDERTOW_CTEST_ARGS:-}
+  exec ctest --output-on-failure -j "$parallel" "${labels[@]}" ${UNDERTOW_CTEST_ARGS:-}
 fi
 
 ranks="${RANKS:-$((jobs < 4 ? jobs : 4))}"

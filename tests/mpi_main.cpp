@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <mpi.h>
+#include "undertow/core/threads.hpp"
 #ifdef UNDERTOW_TEST_WITH_PETSC
 #include "undertow/solvers/linear/petsc_session.hpp"
 #endif
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int failed = 0;
   {
+    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
     Kokkos::ScopeGuard kokkos(argc, argv);
 #ifdef UNDERTOW_TEST_WITH_PETSC
     const undertow::linear::PetscSession petsc(MPI_COMM_WORLD);

@@ -10,6 +10,7 @@
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int code = undertow::jobs::kSuccess;
   {
+    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
     Kokkos::ScopeGuard kokkos(argc, argv);
     const undertow::linear::PetscSession petsc(MPI_COMM_WORLD);
     int world_rank = 0;

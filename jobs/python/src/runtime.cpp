@@ -1,6 +1,7 @@
 #include "runtime.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -42,6 +43,7 @@ void initialize() {
     throw Error("MPI is not initialised: import undertow (which imports mpi4py first) rather "
                 "than undertow._undertow");
   if (!Kokkos::is_initialized()) {
+    choose_threads_per_rank(MPI_COMM_WORLD, 0, nullptr);
     Kokkos::initialize();
     r.owns_kokkos = true;
   }

@@ -1,0 +1,25 @@
+#pragma once
+/// \file
+/// How many threads each MPI rank runs on a threaded Kokkos backend (OpenMP), for hybrid
+/// MPI + threads runs. Without a choice of their own, Kokkos and OpenMP give every process all
+/// the node's cores, so that 4 ranks on a 16-core node would run 64 threads; here, unless the
+/// user chose (OMP_NUM_THREADS, or Kokkos' --kokkos-threads / --kokkos-num-threads), a rank
+/// runs as many threads as CPUs it may run on, shared among the ranks of its node that may run
+/// on exactly the same CPUs:
+/// - a rank the launcher bound to its own cores (OpenMPI binds small jobs to one core each;
+///   `mpiexec --map-by ppr:N:node:pe=T` gives each rank T cores) runs one thread per core;
+/// - unbound ranks (`mpiexec --bind-to none`: each may run on every CPU of the node, or of its
+///   container) split those CPUs between them, at least one thread each.
+/// Nothing changes on other backends (Serial, CUDA).
+
+#include <mpi.h>
+
+namespace undertow {
+
+/// Sets the OpenMP thread count of this rank as above, before Kokkos is initialised, and returns
+/// it (1 on a backend without threads, 0 where the user chose). `argc`/`argv` are the program's
+/// arguments, read for Kokkos' thread options. Collective over `comm` (it counts the node's
+/// ranks).
+int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv);
+
+} // namespace undertow
