@@ -65,7 +65,7 @@ def run(command, **kw):
         r = subprocess.run(command, capture_output=True, text=True, timeout=TIME_LIMIT, **kw)
         return r.returncode, r.stdout, r.stderr
     except subprocess.TimeoutExpired:
-        return None, "", ""
+        return None, "", f"(killed after {TIME_LIMIT} s, the limit per command)"
 
 
 def items(h5_edit, path):
