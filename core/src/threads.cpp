@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #if defined(KOKKOS_ENABLE_OPENMP)
@@ -63,6 +65,21 @@ int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv) {
   (void)comm;
   return threads_chosen(argc, argv) ? 0 : 1;
 #endif
+}
+
+std::string parallel_layout(const Communicator& comm) {
+  using Space = Kokkos::DefaultExecutionSpace;
+  std::string text = std::to_string(comm.size()) + " MPI rank(s), Kokkos " + Space::name();
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if (std::is_same<Space, Kokkos::OpenMP>::value) {
+    const long long threads = Space().concurrency();
+    const long long fewest = -comm.max(-threads), most = comm.max(threads);
+    text += " with " + std::to_string(fewest) +
+            (most != fewest ? "-" + std::to_string(most) : std::string()) + " thread" +
+            (most > 1 ? "s" : "") + " a rank";
+  }
+#endif
+  return text;
 }
 
 } // namespace undertow

@@ -3,6 +3,7 @@
 #include "navier_stokes_setup.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/files.hpp"
 
@@ -38,8 +39,7 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
     log.attach_file(output.path(command + ".log", true));
   });
   log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " " + command + ": case '" +
-           loaded.name + "', " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " +
-           ExecutionSpace::name());
+           loaded.name + "', " + parallel_layout(comm));
   log.info("domain: " + domain.describe());
   m = control_from_case(config, domain, restart, log, &start_time);
   driver.set_forward_outputs([this, command](Simulation& sim, navier_stokes::NavierStokes& ns) {

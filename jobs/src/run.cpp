@@ -9,6 +9,7 @@
 #include "undertow/core/error.hpp"
 #include "undertow/core/field.hpp"
 #include "undertow/core/signals.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/files.hpp"
 
@@ -163,8 +164,7 @@ int command_run(const Communicator& comm, const std::vector<std::string>& args) 
   });
 
   log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + ": case '" + case_name +
-           "', model " + model.name + ", " + std::to_string(comm.size()) + " MPI rank(s), Kokkos " +
-           ExecutionSpace::name());
+           "', model " + model.name + ", " + parallel_layout(comm));
   log.info("domain: " + domain.describe());
   log.info("configuration (saved to " + output_dir + "/config.ini, hash " + config.hash() + "):");
   log.info(config.describe());

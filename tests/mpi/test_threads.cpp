@@ -2,6 +2,8 @@
 // the ranks of a node share its CPUs, neither leaving them idle nor oversubscribing them, and a
 // thread count the user chose is left alone.
 
+#include "test_support.hpp"
+
 #include "undertow/core/threads.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 #include <sched.h>
@@ -46,6 +49,20 @@ TEST(ThreadsPerRank, AThreadCountTheUserChoseIsKept) {
   char program[] = "undertow", option[] = "--kokkos-threads=3";
   char* argv[] = {program, option, nullptr};
   EXPECT_EQ(undertow::choose_threads_per_rank(MPI_COMM_WORLD, 2, argv), 0);
+}
+
+TEST(ThreadsPerRank, TheStartLineNamesRanksBackendAndThreads) {
+  const auto& comm = undertow::testing::world();
+  const std::string text = undertow::parallel_layout(comm);
+  const std::string start =
+      std::to_string(comm.size()) + " MPI rank(s), Kokkos " + Kokkos::DefaultExecutionSpace::name();
+  EXPECT_EQ(text.substr(0, start.size()), start) << text;
+#if defined(KOKKOS_ENABLE_OPENMP)
+  const std::string threads = std::to_string(Kokkos::DefaultExecutionSpace().concurrency());
+  EXPECT_NE(text.find(" with " + threads + " thread"), std::string::npos) << text;
+#else
+  EXPECT_EQ(text, start);
+#endif
 }
 
 } // namespace

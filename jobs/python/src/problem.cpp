@@ -4,6 +4,7 @@
 #include "navier_stokes_setup.hpp"
 
 #include "undertow/core/error.hpp"
+#include "undertow/core/threads.hpp"
 #include "undertow/core/version.hpp"
 #include "undertow/io/files.hpp"
 
@@ -32,7 +33,7 @@ Problem::Problem(const Communicator& comm, jobs::LoadedCase loaded, std::string 
   for (const Sensor& s : m_sensors)
     require_inside(*m_domain, s.point, "sensor point");
   m_log.info(std::string("undertow ") + UNDERTOW_VERSION_STRING + " Problem: case '" +
-             m_loaded.name + "', " + std::to_string(comm.size()) + " MPI rank(s)");
+             m_loaded.name + "', " + parallel_layout(comm));
   m_driver = std::make_unique<adjoint::GradientDriver>(
       *m_domain, [this](navier_stokes::NavierStokes& ns) { return objective(ns); }, m_log,
       verbose ? cfg.get_int("output.progress_every") : 0);

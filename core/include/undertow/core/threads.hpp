@@ -12,7 +12,10 @@
 ///   container) split those CPUs between them, at least one thread each.
 /// Nothing changes on other backends (Serial, CUDA).
 
+#include "undertow/core/communicator.hpp"
+
 #include <mpi.h>
+#include <string>
 
 namespace undertow {
 
@@ -21,5 +24,10 @@ namespace undertow {
 /// arguments, read for Kokkos' thread options. Collective over `comm` (it counts the node's
 /// ranks).
 int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv);
+
+/// The ranks and threads of this run, for its first log line: "2 MPI rank(s), Kokkos Serial",
+/// or on a threaded backend "2 MPI rank(s), Kokkos OpenMP with 2 threads a rank" ("1-4 threads"
+/// where the ranks differ). Collective over `comm`.
+std::string parallel_layout(const Communicator& comm);
 
 } // namespace undertow
