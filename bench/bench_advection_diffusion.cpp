@@ -75,8 +75,7 @@ Row measure(const Communicator& comm, int dim, long n, long steps) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   {
-    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
     const Communicator comm(MPI_COMM_WORLD);
     const long steps = argc > 1 ? std::atol(argv[1]) : 20;
     const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);

@@ -116,8 +116,7 @@ void measure_topology(const Communicator& comm, long nx, long ny, int iterations
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   {
-    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
     const linear::PetscSession petsc(MPI_COMM_WORLD);
     const Communicator comm(MPI_COMM_WORLD);
     const int iterations = argc > 1 ? std::atoi(argv[1]) : 5;

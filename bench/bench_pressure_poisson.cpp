@@ -205,8 +205,7 @@ std::string measure(const Communicator& comm, Grid grid, int reps, bool with_amg
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   {
-    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
     const PetscSession petsc(MPI_COMM_WORLD);
     const Communicator comm(MPI_COMM_WORLD);
     const int reps = argc > 1 ? std::atoi(argv[1]) : 3;

@@ -61,8 +61,8 @@ inline double peak_rss_mib() {
 class Session {
  public:
   Session(int& argc, char**& argv)
-      : m_mpi(argc, argv), m_kokkos(argc, argv), m_petsc(MPI_COMM_WORLD), m_comm(MPI_COMM_WORLD),
-        m_argc(argc), m_argv(argv) {}
+      : m_mpi(argc, argv), m_kokkos(MPI_COMM_WORLD, argc, argv), m_petsc(MPI_COMM_WORLD),
+        m_comm(MPI_COMM_WORLD), m_argc(argc), m_argv(argv) {}
   const Communicator& comm() const { return m_comm; }
   /// Argument i (1-based) as a number or text, or `fallback` if absent.
   double number(int i, double fallback) const {
@@ -74,13 +74,10 @@ class Session {
 
  private:
   struct Mpi {
-    Mpi(int& argc, char**& argv) {
-      MPI_Init(&argc, &argv);
-      choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
-    }
+    Mpi(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
     ~Mpi() { MPI_Finalize(); }
   } m_mpi;
-  Kokkos::ScopeGuard m_kokkos;
+  KokkosSession m_kokkos;
   linear::PetscSession m_petsc;
   Communicator m_comm;
   int m_argc;

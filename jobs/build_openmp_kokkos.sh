@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds Kokkos with its OpenMP backend (and Serial) into PREFIX, for the threaded test job
 # (`bash jobs/quickstart.sh test-openmp`). Debian's libtrilinos-kokkos-dev is Serial only, and
-# Debian 12 has no other Kokkos package; so the source is the Kokkos of Debian's own Trilinos 13.2
-# source package (packages/kokkos: Kokkos 3.4.1, the version the Serial build uses), fetched from
-# the Debian mirror and checked against the SHA-256 sum its .dsc file gives. Nothing is done when
-# PREFIX already holds a Kokkos.
+# Debian 12 has no other Kokkos package; so the source is the Kokkos of the installed package's
+# own Trilinos source package (packages/kokkos: Kokkos 3.4.1 in Trilinos 13.2.0-4, the version the
+# Serial build uses), fetched from the Debian mirror and checked against the SHA-256 sum its .dsc
+# file gives. Nothing is done when PREFIX already holds a Kokkos.
 #
 #   bash jobs/build_openmp_kokkos.sh PREFIX [JOBS]
 #
@@ -26,13 +26,14 @@ source_dir="${KOKKOS_SOURCE:-}"
 if [ -z "$source_dir" ]; then
   mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
   pool="$mirror/pool/main/t/trilinos"
-  dsc=trilinos_13.2.0-4.dsc
-  orig=trilinos_13.2.0.orig.tar.gz
-  echo "undertow: fetching Kokkos 3.4.1 (Debian's Trilinos 13.2 source, 166 MB) from $pool"
+  # The source of the Serial Kokkos package installed here (13.2.0-4 on Debian 12).
+  version="$(dpkg-query -W -f='${source:Version}' libtrilinos-kokkos-dev 2>/dev/null || echo 13.2.0-4)"
+  dsc="trilinos_${version#*:}.dsc"
+  echo "undertow: fetching Kokkos (Debian's Trilinos ${version} source, 166 MB) from $pool"
   # python3 is installed with the build's packages; curl and wget may not be.
-  python3 - "$pool" "$dsc" "$orig" "$work" << 'EOF'
+  python3 - "$pool" "$dsc" "$work" << 'EOF'
 import hashlib, re, sys, urllib.request
-pool, dsc, orig, work = sys.argv[1:]
+pool, dsc, work = sys.argv[1:]
 def fetch(name):
     try:
         with urllib.request.urlopen(f"{pool}/{name}", timeout=120) as r, open(f"{work}/{name}", "wb") as f:
@@ -43,9 +44,11 @@ def fetch(name):
                  "Debian mirror, or KOKKOS_SOURCE to a Kokkos source tree.")
 fetch(dsc)
 text = open(f"{work}/{dsc}").read()
-m = re.search(r"^ ([0-9a-f]{64}) \d+ " + re.escape(orig) + "$", text, re.M)
+# The upstream tarball and its SHA-256 sum, from the .dsc's Checksums-Sha256 field.
+m = re.search(r"^ ([0-9a-f]{64}) \d+ (\S+\.orig\.tar\.\w+)$", text, re.M)
 if not m:
-    sys.exit(f"undertow: {dsc} gives no SHA-256 sum for {orig}; the mirror's files are not the expected ones.")
+    sys.exit(f"undertow: {dsc} gives no SHA-256 sum of an .orig tarball; the mirror's files are not the expected ones.")
+orig = m.group(2)
 fetch(orig)
 h = hashlib.sha256()
 with open(f"{work}/{orig}", "rb") as f:
@@ -55,8 +58,9 @@ if h.hexdigest() != m.group(1):
     sys.exit(f"undertow: {orig} does not match the SHA-256 sum of {dsc} (a damaged download?); "
              "delete it and run again.")
 EOF
-  tar -xzf "$work/$orig" -C "$work" --wildcards '*/packages/kokkos/*'
-  rm -f "$work/$orig"
+  orig="$(echo "$work"/trilinos_*.orig.tar.*)"
+  tar -xf "$orig" -C "$work" --wildcards '*/packages/kokkos/*'
+  rm -f "$orig"
   source_dir="$(echo "$work"/Trilinos-*/packages/kokkos)"
 fi
 [ -f "$source_dir/CMakeLists.txt" ] || { echo "undertow: no Kokkos source tree at $source_dir" >&2; exit 1; }

@@ -2,11 +2,11 @@
 /// PETSc, then GoogleTest. Only rank 0
 /// prints test progress; a failure on any rank fails the test on every rank (and the exit code).
 
+#include "undertow/core/threads.hpp"
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 #include <memory>
 #include <mpi.h>
-#include "undertow/core/threads.hpp"
 #ifdef UNDERTOW_TEST_WITH_PETSC
 #include "undertow/solvers/linear/petsc_session.hpp"
 #endif
@@ -36,8 +36,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int failed = 0;
   {
-    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
 #ifdef UNDERTOW_TEST_WITH_PETSC
     const undertow::linear::PetscSession petsc(MPI_COMM_WORLD);
 #endif

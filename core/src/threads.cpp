@@ -67,6 +67,15 @@ int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv) {
 #endif
 }
 
+KokkosSession::KokkosSession(MPI_Comm comm, int& argc, char** argv) {
+  choose_threads_per_rank(comm, argc, argv);
+  Kokkos::initialize(argc, argv);
+}
+
+KokkosSession::~KokkosSession() {
+  Kokkos::finalize();
+}
+
 std::string parallel_layout(const Communicator& comm) {
   using Space = Kokkos::DefaultExecutionSpace;
   std::string text = std::to_string(comm.size()) + " MPI rank(s), Kokkos " + Space::name();

@@ -49,8 +49,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int code = undertow::jobs::kSuccess;
   {
-    undertow::choose_threads_per_rank(MPI_COMM_WORLD, argc, argv);
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
     const undertow::linear::PetscSession petsc(MPI_COMM_WORLD);
     int world_rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);

@@ -25,6 +25,17 @@ namespace undertow {
 /// ranks).
 int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv);
 
+/// Kokkos for the lifetime of the object, started after MPI with this rank's threads chosen by
+/// choose_threads_per_rank(): how every undertow program starts Kokkos (Kokkos reads its own
+/// options from `argc`/`argv`). Collective over `comm`.
+class KokkosSession {
+ public:
+  KokkosSession(MPI_Comm comm, int& argc, char** argv);
+  ~KokkosSession();
+  KokkosSession(const KokkosSession&) = delete;
+  KokkosSession& operator=(const KokkosSession&) = delete;
+};
+
 /// The ranks and threads of this run, for its first log line: "2 MPI rank(s), Kokkos Serial",
 /// or on a threaded backend "2 MPI rank(s), Kokkos OpenMP with 2 threads a rank" ("1-4 threads"
 /// where the ranks differ). Collective over `comm`.
