@@ -44,6 +44,21 @@ double combine(const Spaces& spaces, int count, double a, const FieldTriple& x, 
   return local;
 }
 
+/// out := x on the spaces; returns this rank's sum of out^2 (combine(1, x, -1, zero), bitwise).
+double copy_with_norm(const Spaces& spaces, int count, const FieldTriple& x, FieldTriple& out) {
+  double local = 0;
+  for (int c = 0; c < count; ++c) {
+    const FieldView xv = x[c].view(), ov = out[c].view();
+    local += local_sum(
+        "bicgstab::copy", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          const double value = xv(i, j, k);
+          ov(i, j, k) = value;
+          acc += value * value;
+        });
+  }
+  return local;
+}
+
 /// out := d * x on the spaces (the Jacobi preconditioner).
 void precondition(const Spaces& spaces, int count, const FieldTriple& d, const FieldTriple& x,
                   FieldTriple& out) {
@@ -100,15 +115,20 @@ double FieldBiCGStab::dot(const FieldTriple& a, const FieldTriple& b) const {
   return m_comm.sum(local_dot(m_spaces, m_count, a, b));
 }
 
-KrylovResult FieldBiCGStab::solve(const Operator& A, const FieldTriple& inverse_diagonal,
+KrylovResult FieldBiCGStab::solve(const Operator& A, const InverseDiagonal& inverse_diagonal_of,
                                   const FieldTriple& b, FieldTriple& x, double rtol,
-                                  int max_iterations, double reference) {
+                                  int max_iterations, double reference, bool zero_guess) {
   const Spaces& sp = m_spaces;
   const int n = m_count;
   KrylovResult result;
   // r = b - A x; the shadow residual r0 = r.
-  A(x, m_t);
-  double rr = m_comm.sum(combine(sp, n, 1.0, b, -1.0, m_t, m_r));
+  double rr = 0;
+  if (zero_guess) {
+    rr = m_comm.sum(copy_with_norm(sp, n, b, m_r));
+  } else {
+    A(x, m_t);
+    rr = m_comm.sum(combine(sp, n, 1.0, b, -1.0, m_t, m_r));
+  }
   for (int c = 0; c < n; ++c)
     copy(m_r[c], m_r0[c]);
   result.reference = reference > 0.0 ? reference : std::sqrt(dot(b, b));
@@ -124,6 +144,7 @@ KrylovResult FieldBiCGStab::solve(const Operator& A, const FieldTriple& inverse_
     fill_value(m_phat[c], m_phat[c].ghosted(), 0.0);
     fill_value(m_shat[c], m_shat[c].ghosted(), 0.0);
   }
+  const FieldTriple& inverse_diagonal = inverse_diagonal_of();
   double rho = 1.0, alpha = 1.0, omega = 1.0;
   while (result.iterations < max_iterations) {
     const double rho_next = dot(m_r0, m_r);

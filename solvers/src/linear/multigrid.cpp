@@ -944,35 +944,50 @@ void GeometricMultigrid::fill_ghosts(Level& level, Field& f) {
 
 namespace {
 
-/// The taps along axis `a` of prolongation (Taps = 2) or restriction (Taps = 4).
-template <int Taps>
+/// The taps along axis `a` of prolongation (Taps = 2) or restriction (Taps = 4). Halved: every
+/// active axis is halved without tables (cells of one width, even counts), so the taps take
+/// their closed form: the same indices and weights as Transfer's, without its branches.
+template <int Taps, bool Halved>
 KOKKOS_INLINE_FUNCTION void transfer_taps(const Transfer& t, int a, long x, long* index,
                                           double* weight) {
-  if constexpr (Taps == 2)
+  if constexpr (Halved && Taps == 2) {
+    const long f = x + t.fine_offset[a];
+    index[0] = f / 2 - t.coarse_offset[a];
+    index[1] = index[0] + ((f & 1) ? 1 : -1);
+    weight[0] = 0.75;
+    weight[1] = 0.25;
+  } else if constexpr (Halved) {
+    const long first = 2 * (x + t.coarse_offset[a]) - 1 - t.fine_offset[a];
+    for (int n = 0; n < 4; ++n)
+      index[n] = first + n;
+    weight[0] = weight[3] = 0.125;
+    weight[1] = weight[2] = 0.375;
+  } else if constexpr (Taps == 2) {
     t.prolong_taps(a, x, index, weight);
-  else
+  } else {
     t.restrict_taps(a, x, index, weight);
+  }
 }
 
 /// One transfer between levels, the pair prolongation (Taps = 2 per axis, added to `out`) and
 /// restriction (Taps = 4, written to `out`): out(x) = sum over the tensor product of x's per-axis
 /// taps of the weights (multiplied x, y, z) times `in`.
-template <int Dim, int Taps>
+template <int Dim, int Taps, bool Halved>
 void transfer_kernel(const char* label, const Transfer& t, const FieldView& in,
                      const FieldView& out, const IndexSpace& owned) {
   for_each(
       label, owned, KOKKOS_LAMBDA(long i, long j, long k) {
         long ia[Taps], ja[Taps], ka[Taps];
         double wi[Taps], wj[Taps], wk[Taps];
-        transfer_taps<Taps>(t, 0, i, ia, wi);
-        transfer_taps<Taps>(t, 1, j, ja, wj);
+        transfer_taps<Taps, Halved>(t, 0, i, ia, wi);
+        transfer_taps<Taps, Halved>(t, 1, j, ja, wj);
         double sum = 0.0;
         if (Dim == 2) {
           for (int c2 = 0; c2 < Taps; ++c2)
             for (int c1 = 0; c1 < Taps; ++c1)
               sum += wi[c1] * wj[c2] * in(ia[c1], ja[c2], k);
         } else {
-          transfer_taps<Taps>(t, 2, k, ka, wk);
+          transfer_taps<Taps, Halved>(t, 2, k, ka, wk);
           for (int c3 = 0; c3 < Taps; ++c3)
             for (int c2 = 0; c2 < Taps; ++c2)
               for (int c1 = 0; c1 < Taps; ++c1)
@@ -987,6 +1002,21 @@ void transfer_kernel(const char* label, const Transfer& t, const FieldView& in,
       });
 }
 
+/// transfer_kernel for `dim`, in closed form where every active axis is halved untabled.
+template <int Taps>
+void transfer(const char* label, const Transfer& t, int dim, const FieldView& in,
+              const FieldView& out, const IndexSpace& owned) {
+  bool halved = true;
+  for (int a = 0; a < dim; ++a)
+    halved = halved && t.halved[a] && !t.tabled[a];
+  if (dim == 2)
+    (halved ? transfer_kernel<2, Taps, true> : transfer_kernel<2, Taps, false>)(label, t, in, out,
+                                                                                owned);
+  else
+    (halved ? transfer_kernel<3, Taps, true> : transfer_kernel<3, Taps, false>)(label, t, in, out,
+                                                                                owned);
+}
+
 } // namespace
 
 void GeometricMultigrid::prolong_add(int coarse, Field& coarse_x, Field& fine) {
@@ -994,10 +1024,7 @@ void GeometricMultigrid::prolong_add(int coarse, Field& coarse_x, Field& fine) {
   fill_ghosts(c, coarse_x);
   const Transfer t = make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], c.tabled,
                                    c.tables, fine, coarse_x);
-  if (c.domain->dim() == 2)
-    transfer_kernel<2, 2>("mg::prolong_add", t, coarse_x.view(), fine.view(), fine.owned());
-  else
-    transfer_kernel<3, 2>("mg::prolong_add", t, coarse_x.view(), fine.view(), fine.owned());
+  transfer<2>("mg::prolong_add", t, c.domain->dim(), coarse_x.view(), fine.view(), fine.owned());
 }
 
 void GeometricMultigrid::restrict_to(int coarse, Field& fine_r, Field& coarse_b) {
@@ -1006,10 +1033,7 @@ void GeometricMultigrid::restrict_to(int coarse, Field& fine_r, Field& coarse_b)
   const Level& c = *m_levels.at(static_cast<std::size_t>(coarse));
   const Transfer t = make_transfer(m_plan.levels[static_cast<std::size_t>(coarse)], c.tabled,
                                    c.tables, fine_r, coarse_b);
-  if (f.domain->dim() == 2)
-    transfer_kernel<2, 4>("mg::restrict", t, fine_r.view(), coarse_b.view(), coarse_b.owned());
-  else
-    transfer_kernel<3, 4>("mg::restrict", t, fine_r.view(), coarse_b.view(), coarse_b.owned());
+  transfer<4>("mg::restrict", t, f.domain->dim(), fine_r.view(), coarse_b.view(), coarse_b.owned());
 }
 
 void GeometricMultigrid::agglomerate(int l) {
@@ -1082,6 +1106,7 @@ const Field& GeometricMultigrid::output() const {
 }
 
 void GeometricMultigrid::apply_in_place() {
+  ++m_cycles;
   vcycle(0);
 }
 
@@ -1090,6 +1115,7 @@ void GeometricMultigrid::apply(const Field& b, Field& x) {
   copy(b, top.b);
   if (m_singular) // B = P V P with P the projection onto mean-zero fields: still symmetric
     remove_mean(top.b);
+  ++m_cycles;
   vcycle(0);
   if (m_singular)
     remove_mean(top.x);

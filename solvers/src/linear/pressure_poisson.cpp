@@ -167,6 +167,13 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
   const auto active = m_options.activate();
   try {
     check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
+    // Case options may choose another test or flags of the default one (which apply only while
+    // KSPConvergedDefault itself is installed): they keep PETSc's.
+    if (spec.options.empty()) {
+      check_petsc(KSPConvergedDefaultCreate(&m_default_test), "KSPConvergedDefaultCreate");
+      check_petsc(KSPSetConvergenceTest(m_ksp, &PressurePoisson::converged, this, nullptr),
+                  "KSPSetConvergenceTest");
+    }
     check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
   } catch (const Error& e) {
     // Every rank reads the same options, so every rank fails alike: a configuration error.
@@ -290,7 +297,35 @@ PetscErrorCode PressurePoisson::apply_multigrid(PC pc, Vec r, Vec z) {
   return 0;
 }
 
-PressurePoisson::~PressurePoisson() = default;
+PetscErrorCode PressurePoisson::converged(KSP ksp, PetscInt n, PetscReal rnorm,
+                                          KSPConvergedReason* reason, void* context) {
+  auto* self = static_cast<PressurePoisson*>(context);
+  if (n == 0) {
+    PetscReal rtol = 0, abstol = 0, dtol = 0;
+    PetscInt max_iterations = 0;
+    PetscErrorCode code = KSPGetTolerances(ksp, &rtol, &abstol, &dtol, &max_iterations);
+    if (code)
+      return code;
+    if (rnorm < abstol) { // false for a NaN, which the default then reports
+      *reason = KSP_CONVERGED_ATOL;
+      return 0;
+    }
+  }
+  return KSPConvergedDefault(ksp, n, rnorm, reason, self->m_default_test);
+}
+
+PressurePoisson::~PressurePoisson() {
+  // The KSP goes first (members are destroyed after this body runs), but it no longer calls
+  // the test once destroyed; the context is ours.
+  m_ksp.reset();
+  if (!m_default_test)
+    return;
+#if PETSC_VERSION_LT(3, 22, 0)
+  KSPConvergedDefaultDestroy(m_default_test);
+#else // the destroy functions take the context's address since PETSc 3.22
+  KSPConvergedDefaultDestroy(&m_default_test);
+#endif
+}
 
 PressurePoisson::HostView PressurePoisson::host_copy(const Field& f) {
   // On host memory spaces the mirror is the field itself. Elsewhere one buffer is kept for the

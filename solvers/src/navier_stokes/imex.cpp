@@ -19,6 +19,8 @@ const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
 struct ImexRhs {
   Velocity w, w_previous;
   FieldView out;
+  /// Where set: N(w_previous) on entry (read in place of evaluating it), N(w) on exit.
+  FieldView tendency;
   double dt, gamma, zeta, alpha_nu, force;
   GridSpacing spacing;
 };
@@ -26,13 +28,16 @@ struct ImexRhs {
 /// out = w + dt (gamma N(w) + zeta N(w_previous) + alpha nu L w + force) for component C.
 template <int C, int Dim, class S>
 void imex_rhs_kernel(const ImexRhs& m, const S& sp, const IndexSpace& space) {
-  const bool previous = m.zeta != 0.0;
+  const bool previous = m.zeta != 0.0, kept = m.tendency.data() != nullptr;
   for_each(
       "ns::imex_rhs", space, KOKKOS_LAMBDA(long i, long j, long k) {
-        double r = m.gamma * advective_tendency(m.w, C, Dim, sp, i, j, k) +
-                   m.alpha_nu * laplacian(m.w, C, Dim, sp, i, j, k) + m.force;
+        const double n = advective_tendency(m.w, C, Dim, sp, i, j, k);
+        double r = m.gamma * n + m.alpha_nu * laplacian(m.w, C, Dim, sp, i, j, k) + m.force;
         if (previous)
-          r += m.zeta * advective_tendency(m.w_previous, C, Dim, sp, i, j, k);
+          r += m.zeta *
+               (kept ? m.tendency(i, j, k) : advective_tendency(m.w_previous, C, Dim, sp, i, j, k));
+        if (kept)
+          m.tendency(i, j, k) = n;
         m.out(i, j, k) = m.w.u[C](i, j, k) + m.dt * r;
       });
 }
@@ -169,6 +174,12 @@ void add_scaled(const Field& psi, double scale, Field& p) {
 void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
                                         const std::array<Field, 3>* w_previous, Field& p, double dt,
                                         std::array<Field, 3>& rhs) {
+  imex_right_hand_side(k, w, w_previous, p, dt, rhs, false);
+}
+
+void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
+                                        const std::array<Field, 3>* w_previous, Field& p, double dt,
+                                        std::array<Field, 3>& rhs, bool reuse_tendency) {
   potential_ghosts(p);
   auto scope = m_timers.scope("momentum");
   const ImexSubstep& s = kRk3CrankNicolson[k];
@@ -178,9 +189,12 @@ void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
           "imex_right_hand_side: substep needs the previous substep's velocity");
   const int dim = m_domain.dim();
   for (int c = 0; c < dim; ++c) {
+    if (reuse_tendency && m_previous_tendency[c].view().data() == nullptr)
+      m_previous_tendency[c] = Field(m_domain, kFaces[c], 1, "ns::imex_previous_tendency");
     const ImexRhs m{velocity_views(w),
                     w_previous ? velocity_views(*w_previous) : velocity_views(w),
                     rhs[c].view(),
+                    reuse_tendency ? m_previous_tendency[c].view() : FieldView(),
                     dt,
                     s.gamma,
                     s.zeta,
@@ -271,9 +285,12 @@ int NavierStokes::viscous_solve(int k, double dt, const std::array<Field, 3>& rh
     prepare_homogeneous(x);
     apply_helmholtz(k, dt, x, y);
   };
-  const linear::KrylovResult result = solver.solve(
-      homogeneous, helmholtz_inverse_diagonal(k, dt), m_viscous_residual, m_viscous_delta,
-      m_params.viscous_rtol, m_params.viscous_max_iterations, reference);
+  const auto preconditioner = [&]() -> const linear::FieldTriple& {
+    return helmholtz_inverse_diagonal(k, dt);
+  };
+  const linear::KrylovResult result =
+      solver.solve(homogeneous, preconditioner, m_viscous_residual, m_viscous_delta,
+                   m_params.viscous_rtol, m_params.viscous_max_iterations, reference, true);
   if (!result.converged)
     throw CollectiveError(format("the implicit viscous solve (BiCGStab, substep %.0f) did not "
                                  "converge: residual %.3e after %.0f iterations against the "
@@ -311,7 +328,7 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
       keep_copy(m_p, tape->pressure[k]);
     m_force_time = t0 + imex_substep_middle(k) * dt;
     m_boundary_time = t0 + imex_substep_end(k) * dt; // u*'s boundary values and target
-    imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, m_p, dt, m_rhs);
+    imex_right_hand_side(k, *w[k], k > 0 ? w[k - 1] : nullptr, m_p, dt, m_rhs, true);
     m_viscous_iterations += viscous_solve(k, dt, m_rhs, *w[k], *out[k]);
     // Force on each body: the momentum the penalty removes in this substep, 2 alpha_k of the
     // step's, sum of (chi_k / eta) u* dV.

@@ -183,9 +183,12 @@ int NavierStokesAdjoint::viscous_solve_transpose(int k, double dt, const Velocit
     apply_helmholtz_transpose(k, dt, x, y);
   };
   const auto& params = m_ns.params();
+  const auto preconditioner = [&]() -> const linear::FieldTriple& {
+    return m_ns.helmholtz_inverse_diagonal(k, dt);
+  };
   const linear::KrylovResult result =
-      m_krylov->solve(transposed, m_ns.helmholtz_inverse_diagonal(k, dt), b, mu,
-                      params.viscous_rtol, params.viscous_max_iterations);
+      m_krylov->solve(transposed, preconditioner, b, mu, params.viscous_rtol,
+                      params.viscous_max_iterations, 0.0, true);
   if (!result.converged)
     throw CollectiveError(format("the transposed implicit viscous solve (BiCGStab, substep "
                                  "%.0f) did not converge: residual %.3e after %.0f iterations. ",

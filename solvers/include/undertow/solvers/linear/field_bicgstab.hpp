@@ -41,12 +41,18 @@ class FieldBiCGStab {
   FieldBiCGStab(const Communicator& comm, const FieldTriple& like,
                 const std::array<IndexSpace, 3>& spaces);
 
+  /// The preconditioner M^-1, a diagonal, asked for when the solve first iterates: a solve
+  /// that starts converged does not build it. Collective if building it is.
+  using InverseDiagonal = std::function<const FieldTriple&()>;
+
   /// Solves A x = b from the x given, until ||b - A x|| <= rtol * reference (reference: ||b||
   /// if <= 0), or max_iterations. inverse_diagonal: the preconditioner M^-1 (right
-  /// preconditioning, so the residual is the true one's recurrence). Returns what happened;
-  /// a breakdown ends the solve unconverged. Collective.
-  KrylovResult solve(const Operator& A, const FieldTriple& inverse_diagonal, const FieldTriple& b,
-                     FieldTriple& x, double rtol, int max_iterations, double reference = 0.0);
+  /// preconditioning, so the residual is the true one's recurrence). zero_guess: x is zero on
+  /// the spaces and its ghosts, so A x = 0 is not applied (the same residual, bitwise). Returns
+  /// what happened; a breakdown ends the solve unconverged. Collective.
+  KrylovResult solve(const Operator& A, const InverseDiagonal& inverse_diagonal,
+                     const FieldTriple& b, FieldTriple& x, double rtol, int max_iterations,
+                     double reference = 0.0, bool zero_guess = false);
 
   /// Sum over the components of the dot products over the spaces. Collective.
   double dot(const FieldTriple& a, const FieldTriple& b) const;

@@ -153,6 +153,8 @@ class GeometricMultigrid {
   /// coarsest solve alone where nothing is agglomerated (one rank). Measured on this rank; not
   /// collective.
   double coarse_seconds() const { return m_coarse_seconds; }
+  /// V-cycles applied so far (apply and apply_in_place). Not collective.
+  long cycles() const { return m_cycles; }
 
  private:
   struct Level;
@@ -187,6 +189,7 @@ class GeometricMultigrid {
   Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> m_dense_inverse;
   Kokkos::View<double*, MemorySpace> m_dense_b, m_dense_x; ///< its packed input and output
   double m_coarse_seconds = 0;
+  long m_cycles = 0;
 };
 
 } // namespace linear

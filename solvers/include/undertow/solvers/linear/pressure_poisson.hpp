@@ -123,6 +123,13 @@ class PressurePoisson {
   void setup_preconditioner(PC pc);
   /// PCSHELL callback: z = one multigrid V-cycle applied to r.
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
+  /// KSP convergence test: PETSc's default (KSPConvergedDefault, with m_default_test), except
+  /// that an initial residual already below the absolute tolerance stops the solve before the
+  /// default applies the preconditioner to b for its reference norm. The default would stop
+  /// there too (KSP_CONVERGED_ATOL), so the iterates and the decisions are the same; a solve
+  /// whose previous solution is still good enough costs one V-cycle instead of two.
+  static PetscErrorCode converged(KSP ksp, PetscInt n, PetscReal rnorm, KSPConvergedReason* reason,
+                                  void* context);
   /// Whether spec.krylov (or Auto on a device, where nothing asks for PETSc) chooses the
   /// FieldCG; and its set-up, after the preconditioner's.
   bool kokkos_krylov_wanted() const;
@@ -150,6 +157,7 @@ class PressurePoisson {
   std::unique_ptr<FieldCG> m_field_cg; ///< the Kokkos CG, where it is chosen
   Field m_field_b, m_field_x;          ///< its right-hand side and unknown, laid out as the MG's
   std::string m_pc_failure;            ///< what went wrong inside the PCSHELL callback
+  void* m_default_test = nullptr;      ///< KSPConvergedDefault's context, for converged()
   bool m_options_checked = false;
   /// Throws ConfigError naming the options of pressure.petsc_options that nothing read.
   /// Collective in effect (every rank has the same options).

@@ -309,6 +309,11 @@ class NavierStokes {
   linear::PressurePoisson& poisson() { return m_poisson; }
   void step_ssp_rk3(double dt, StepTape* tape);
   void step_rk3_crank_nicolson(double dt, StepTape* tape);
+  /// imex_right_hand_side() inside step_rk3_crank_nicolson: substep k keeps N(w) for substep
+  /// k + 1 in m_previous_tendency and reads the one of substep k - 1 from there.
+  void imex_right_hand_side(int k, const std::array<Field, 3>& w,
+                            const std::array<Field, 3>* w_previous, Field& p, double dt,
+                            std::array<Field, 3>& rhs, bool reuse_tendency);
   /// The linear part of the Krylov solves, created on first use.
   linear::FieldBiCGStab& krylov();
 
@@ -347,6 +352,9 @@ class NavierStokes {
   int m_viscous_iterations = 0;
   /// RK3-CN: right-hand side, residual, correction and preconditioner of the viscous solves.
   std::array<Field, 3> m_rhs, m_viscous_residual, m_viscous_delta, m_inverse_diagonal;
+  /// RK3-CN within one forward step: N(w_k) of the substep before, which the next substep's
+  /// zeta term reads instead of evaluating it again (the same values, bitwise).
+  std::array<Field, 3> m_previous_tendency;
   std::unique_ptr<linear::FieldBiCGStab> m_krylov;
   Timers m_timers;
 };
