@@ -315,8 +315,8 @@ PetscErrorCode PressurePoisson::converged(KSP ksp, PetscInt n, PetscReal rnorm,
 }
 
 PressurePoisson::~PressurePoisson() {
-  // The KSP goes first (members are destroyed after this body runs), but it no longer calls
-  // the test once destroyed; the context is ours.
+  // The KSP is destroyed here, before the test's context it points to is freed (members would
+  // otherwise go only after this body); the context is ours to free.
   m_ksp.reset();
   if (!m_default_test)
     return;
