@@ -12,15 +12,20 @@
 set(UNDERTOW_TEST_ENVIRONMENT
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
     OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
-    OMPI_MCA_odls_base_sigkill_timeout=0 OMPI_MCA_btl_vader_single_copy_mechanism=none)
+    OMPI_MCA_odls_base_sigkill_timeout=0 OMPI_MCA_btl_vader_single_copy_mechanism=none
+    OMPI_MCA_hwloc_base_binding_policy=none)
 
+# Ranks are not bound to cores (hwloc_base_binding_policy=none). OpenMPI binds the ranks of each
+# small job to the first cores, counting from core 0 in every job: two 1-rank tests that ctest
+# runs side by side were both bound to core 0 and shared it while core 1 idled. A rank that polls
+# (MUMPS probing for messages, yielding when idle) then ran a 2 s test in 200 s.
+#
 # A threaded Kokkos (OpenMP): each rank's thread count is undertow's default
 # (core/include/undertow/core/threads.hpp), which splits the CPUs a rank may run on between the
-# ranks sharing them. OpenMPI binds each rank of a small job to one core, which would leave every
-# test one thread; unbound, a 1-rank test runs on all the machine's cores and a 2-rank test
+# ranks sharing them; unbound, a 1-rank test runs on all the machine's cores and a 2-rank test
 # splits them. OMP_PROC_BIND stays false so that the threads are not pinned either.
 if("OPENMP" IN_LIST Kokkos_DEVICES)
-  list(APPEND UNDERTOW_TEST_ENVIRONMENT OMP_PROC_BIND=false OMPI_MCA_hwloc_base_binding_policy=none)
+  list(APPEND UNDERTOW_TEST_ENVIRONMENT OMP_PROC_BIND=false)
 endif()
 
 # undertow_mpi_command(<out> <ranks> <command...>): the mpiexec command line for <ranks> ranks.
