@@ -37,13 +37,15 @@ void print_taylor(const std::string& group, const TaylorResult& r) {
 /// Taylor tests of every parameter group of the channel case with the given time scheme and
 /// kind of mask.
 void taylor_test_every_group(bool average, TimeScheme scheme, MaskKind mask = MaskKind::Smooth,
-                             bool stretched = false) {
+                             bool stretched = false,
+                             ImexProjection projection = ImexProjection::EverySubstep) {
   const auto grids = undertow::testing::process_grids(2, world().size());
   const Domain d(world(), channel_domain(grids.back(), stretched));
   const Log log(world());
   GradientDriver driver(d, channel_objective(kDt * kSteps, average), log, 0);
   Control m = channel_control(d, scheme);
   m.flow.obstacles.mask = mask;
+  m.flow.imex_projection = projection;
   const std::vector<double> dts(kSteps, kDt);
   const Gradient g = driver.gradient(m, dts);
   const auto list = scalar_parameters(m, 2);
@@ -79,6 +81,13 @@ TEST_P(ChannelGradient, TaylorTestOfEveryParameterGroup) {
 // the explicit terms and the penalty in the implicit operator, through every parameter.
 TEST(ChannelGradientImex, TaylorTestOfEveryParameterGroup) {
   taylor_test_every_group(true, TimeScheme::Rk3CrankNicolson);
+}
+
+// RK3-CN projected at its last substep only (time.imex_projection = last_substep): the substeps
+// before it unprojected, all three reading p_n, and the one projection's potential scaled by dt.
+TEST(ChannelGradientImexLastSubstep, TaylorTestOfEveryParameterGroup) {
+  taylor_test_every_group(true, TimeScheme::Rk3CrankNicolson, MaskKind::Smooth, false,
+                          ImexProjection::LastSubstep);
 }
 
 // obstacles.mask = interpolated: the masks depend on nu and on the distance at each face's

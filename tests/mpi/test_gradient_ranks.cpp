@@ -21,11 +21,13 @@ struct Outcome {
   std::vector<double> design;  ///< dJ/d(design field), gathered on rank 0
 };
 
-Outcome gradient_on(const Communicator& comm, TimeScheme scheme, bool stretched) {
+Outcome gradient_on(const Communicator& comm, TimeScheme scheme, bool stretched,
+                    ImexProjection projection) {
   const Domain d(comm, channel_domain({0, 0, 0}, stretched));
   const Log log(comm);
   GradientDriver driver(d, channel_objective(kChannelDt * kChannelSteps, true), log, 0);
-  const Control m = channel_control(d, scheme);
+  Control m = channel_control(d, scheme);
+  m.flow.imex_projection = projection;
   const Gradient g = driver.gradient(m, std::vector<double>(kChannelSteps, kChannelDt));
   Outcome out;
   out.scalars.push_back(g.objective);
@@ -40,16 +42,17 @@ Outcome gradient_on(const Communicator& comm, TimeScheme scheme, bool stretched)
 }
 
 /// The gradient on every rank of world() against that on its first 1 and 2 ranks alone.
-void expect_same_gradient(TimeScheme scheme, bool stretched) {
+void expect_same_gradient(TimeScheme scheme, bool stretched,
+                          ImexProjection projection = ImexProjection::EverySubstep) {
   const Communicator& comm = world();
-  const Outcome full = gradient_on(comm, scheme, stretched);
+  const Outcome full = gradient_on(comm, scheme, stretched, projection);
   for (int ranks : {1, 2}) {
     if (ranks >= comm.size())
       continue;
     const Communicator part = comm.split(comm.rank() < ranks ? 0 : 1, comm.rank());
     Outcome ref;
     if (comm.rank() < ranks)
-      ref = gradient_on(part, scheme, stretched);
+      ref = gradient_on(part, scheme, stretched, projection);
     if (!comm.is_root())
       continue;
     ASSERT_EQ(ref.scalars.size(), full.scalars.size());
@@ -92,6 +95,11 @@ TEST_P(GradientRanks, SameGradientOnAnyNumberOfRanks) {
 // on the split: the same gradient to the solves' tolerance.
 TEST(GradientRanksStretched, SameGradientOnAnyNumberOfRanks) {
   expect_same_gradient(TimeScheme::Rk3CrankNicolson, true);
+}
+
+// RK3-CN projected at its last substep only (time.imex_projection = last_substep).
+TEST(GradientRanksImexLastSubstep, SameGradientOnAnyNumberOfRanks) {
+  expect_same_gradient(TimeScheme::Rk3CrankNicolson, false, ImexProjection::LastSubstep);
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, GradientRanks,

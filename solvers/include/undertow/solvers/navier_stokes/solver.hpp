@@ -28,6 +28,13 @@
 ///   of order dt^2, so the viscous terms and the projection do not split at walls. Second order
 ///   in time (third for advection); the time step is limited by advection only.
 ///
+///   With ImexProjection::LastSubstep (time.imex_projection = last_substep; after Le & Moin,
+///   J. Comput. Phys. 92, 1991) only the last substep is projected: w_1 and w_2 are the u* of
+///   their substeps, every substep reads p^(k) = p_n, whose gradient applies dt G p_n over the
+///   step, and the last projection, with potential psi scaled by dt, gives
+///   u_{n+1} = u* - G psi and p_{n+1} = p_n + psi / dt. One Poisson solve a step instead of
+///   three; still second order in time, with larger error constants (docs/performance.md).
+///
 /// NavierStokes holds the state and takes steps; what is measured of a flow (divergence,
 /// energies, Courant number, cell fields for output) is in diagnostics.hpp.
 
@@ -57,7 +64,8 @@ namespace navier_stokes {
 /// (as the momentum kernel read them), and the forces of the step. Filled by step() on request.
 struct StepTape {
   std::array<Field, 3> u0, stage1, stage2;
-  /// RK3-CN: the pressure at the start of each substep, p^(0) = p_n, p^(1), p^(2).
+  /// RK3-CN: the pressure at the start of each substep, p^(0) = p_n, p^(1), p^(2); with
+  /// ImexProjection::LastSubstep only p^(0) (every substep reads p_n).
   std::array<Field, 3> pressure;
   double time = 0; ///< t at the start of the step [s]
   double dt = 0;   ///< [s]
@@ -110,6 +118,12 @@ enum class TimeScheme {
   Rk3CrankNicolson ///< viscous terms implicit (time.scheme = imex)
 };
 
+/// Which substeps of RK3-CN are projected (see the file comment).
+enum class ImexProjection {
+  EverySubstep, ///< three Poisson solves a step (time.imex_projection = every_substep)
+  LastSubstep   ///< one, after the last substep (time.imex_projection = last_substep)
+};
+
 /// A convective outflow face of one velocity component on this rank.
 struct ConvectiveFace {
   IndexSpace layer; ///< the boundary faces, local indices
@@ -135,6 +149,7 @@ struct NavierStokesParams {
   std::vector<std::array<double, 3>> sensors; ///< [m]
   linear::PoissonSpec pressure;               ///< faces are set from `boundaries`
   TimeScheme scheme = TimeScheme::SspRk3;
+  ImexProjection imex_projection = ImexProjection::EverySubstep; ///< RK3-CN only
   double viscous_rtol = 1e-10;      ///< relative residual of the implicit viscous solves
   int viscous_max_iterations = 200; ///< their iteration limit
 };
