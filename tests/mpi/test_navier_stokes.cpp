@@ -540,6 +540,10 @@ TEST(NavierStokes, Duct3DSameOnAnyNumberOfRanks) {
 // RK3-CN (time.scheme = imex): the same exact and manufactured checks, second order in time at
 // steps 10 times beyond the explicit scheme's diffusive limit, and decomposition invariance.
 
+const char* projection_name(ImexProjection projection) {
+  return projection == ImexProjection::LastSubstep ? "last_substep" : "every_substep";
+}
+
 /// Taylor-Green max velocity errors at t = 1 on n^2 grids for each n of `cells`, in n / 2 steps
 /// (dt proportional to h: space and time errors together); printed with their orders.
 std::vector<double> imex_taylor_green_errors(ImexProjection projection,
@@ -565,8 +569,7 @@ std::vector<double> imex_taylor_green_errors(ImexProjection projection,
     EXPECT_LT(max_divergence(ns), 1e-8) << n;
   }
   if (comm.is_root()) {
-    std::printf("RK3-CN (%s) Taylor-Green 2D max velocity errors",
-                projection == ImexProjection::LastSubstep ? "last_substep" : "every_substep");
+    std::printf("RK3-CN (%s) Taylor-Green 2D max velocity errors", projection_name(projection));
     for (std::size_t i = 0; i < cells.size(); ++i)
       std::printf(" %ld^2 %.3e", cells[i], errors[i]);
     for (std::size_t i = 1; i < errors.size(); ++i)
@@ -608,9 +611,12 @@ struct TemporalOrders {
   double orders[2];
 };
 
+/// Computes them, printed as "RK3-CN (<projection>) <flow>, nu dt / h^2 = ...: max errors ...,
+/// orders ..." with nu dt / h^2 = stiffness / steps[i].
 TemporalOrders temporal_orders(const Communicator& comm,
                                const std::function<std::vector<double>(long)>& run_with,
-                               const long steps[3], long reference) {
+                               const long steps[3], long reference, ImexProjection projection,
+                               const char* flow, double stiffness) {
   const std::vector<double> ref = run_with(reference);
   TemporalOrders t{};
   double correction[3];
@@ -625,7 +631,18 @@ TemporalOrders temporal_orders(const Communicator& comm,
   }
   for (int i = 0; i < 2; ++i)
     t.orders[i] = std::log2(t.errors[i] / t.errors[i + 1] * correction[i + 1] / correction[i]);
+  if (comm.is_root())
+    std::printf("RK3-CN (%s) %s, nu dt / h^2 = %.2f, %.2f, %.2f: max errors %.3e %.3e %.3e, "
+                "orders %.3f %.3f\n",
+                projection_name(projection), flow, stiffness / steps[0], stiffness / steps[1],
+                stiffness / steps[2], t.errors[0], t.errors[1], t.errors[2], t.orders[0],
+                t.orders[1]);
   return t;
+}
+
+void expect_second_order(const TemporalOrders& t) {
+  EXPECT_GT(t.orders[0], 1.9);
+  EXPECT_GT(t.orders[1], 1.9);
 }
 
 /// A perturbed Taylor-Green flow (advection matters) on a fixed periodic 32^2 grid, nu dt / h^2
@@ -655,28 +672,16 @@ TemporalOrders periodic_temporal_orders(ImexProjection projection) {
     return gathered_velocity(comm, ns);
   };
   const long steps[3] = {10, 20, 40};
-  const TemporalOrders t = temporal_orders(comm, run_with, steps, 160);
-  const double* errors = t.errors;
-  const double* orders = t.orders;
-  if (comm.is_root())
-    std::printf("RK3-CN (%s) periodic flow, nu dt / h^2 = %.2f, %.2f, %.2f: max errors %.3e "
-                "%.3e %.3e, orders %.3f %.3f\n",
-                projection == ImexProjection::LastSubstep ? "last_substep" : "every_substep",
-                p.nu * t_end / 10 / (h * h), p.nu * t_end / 20 / (h * h),
-                p.nu * t_end / 40 / (h * h), errors[0], errors[1], errors[2], orders[0], orders[1]);
-  return t;
+  return temporal_orders(comm, run_with, steps, 160, projection, "periodic flow",
+                         p.nu * t_end / (h * h));
 }
 
 TEST(NavierStokesImex, SecondOrderInTimeBeyondTheDiffusiveLimitOnPeriodicGrids) {
-  const TemporalOrders t = periodic_temporal_orders(ImexProjection::EverySubstep);
-  EXPECT_GT(t.orders[0], 1.9);
-  EXPECT_GT(t.orders[1], 1.9);
+  expect_second_order(periodic_temporal_orders(ImexProjection::EverySubstep));
 }
 
 TEST(NavierStokesImex, SecondOrderInTimeOnPeriodicGridsProjectingTheLastSubstep) {
-  const TemporalOrders t = periodic_temporal_orders(ImexProjection::LastSubstep);
-  EXPECT_GT(t.orders[0], 1.9);
-  EXPECT_GT(t.orders[1], 1.9);
+  expect_second_order(periodic_temporal_orders(ImexProjection::LastSubstep));
 }
 
 /// A lid-driven cavity from rest on a fixed 32^2 grid, nu dt / h^2 from 0.5 to 2 (SSP-RK3 is
@@ -702,30 +707,17 @@ TemporalOrders cavity_temporal_orders(ImexProjection projection) {
     return gathered_velocity(comm, ns);
   };
   const long steps[3] = {20, 40, 80};
-  const TemporalOrders t = temporal_orders(comm, run_with, steps, 320);
-  const double* errors = t.errors;
-  const double* orders = t.orders;
-  if (comm.is_root())
-    std::printf("RK3-CN (%s) cavity, nu dt / h^2 = %.2f, %.2f, %.2f: max errors %.3e %.3e "
-                "%.3e, orders %.3f %.3f\n",
-                projection == ImexProjection::LastSubstep ? "last_substep" : "every_substep",
-                p.nu * t_end / 20 / (h * h), p.nu * t_end / 40 / (h * h),
-                p.nu * t_end / 80 / (h * h), errors[0], errors[1], errors[2], orders[0], orders[1]);
-  return t;
+  return temporal_orders(comm, run_with, steps, 320, projection, "cavity", p.nu * t_end / (h * h));
 }
 
 TEST(NavierStokesImex, SecondOrderInTimeWithWalls) {
   // (From nu dt / h^2 = 4 the first observed order is 1.83: Crank-Nicolson damps the stiffest
   // modes of the impulsive start slowly.)
-  const TemporalOrders t = cavity_temporal_orders(ImexProjection::EverySubstep);
-  EXPECT_GT(t.orders[0], 1.9);
-  EXPECT_GT(t.orders[1], 1.9);
+  expect_second_order(cavity_temporal_orders(ImexProjection::EverySubstep));
 }
 
 TEST(NavierStokesImex, SecondOrderInTimeWithWallsProjectingTheLastSubstep) {
-  const TemporalOrders t = cavity_temporal_orders(ImexProjection::LastSubstep);
-  EXPECT_GT(t.orders[0], 1.9);
-  EXPECT_GT(t.orders[1], 1.9);
+  expect_second_order(cavity_temporal_orders(ImexProjection::LastSubstep));
 }
 
 TEST(NavierStokesImex, PoiseuilleFromInflowToOutflowIsExact) {
