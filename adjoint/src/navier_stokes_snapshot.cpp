@@ -56,8 +56,9 @@ double tape_bytes(const navier_stokes::NavierStokes& ns) {
   for (int c = 0; c < ns.domain().dim(); ++c)
     b += 3.0 * 8.0 * double(ns.velocity(c).view().span());
   if (ns.params().scheme == navier_stokes::TimeScheme::Rk3CrankNicolson)
-    b += (ns.params().imex_projection == navier_stokes::ImexProjection::EverySubstep ? 3.0 : 1.0) *
-         8.0 * double(ns.pressure().view().span());
+    for (int k = 0; k < 3; ++k) // the substeps' own pressures (imex_pressure_entry)
+      if (navier_stokes::imex_pressure_entry(ns.params().imex_projection, k) == k)
+        b += 8.0 * double(ns.pressure().view().span());
   return b;
 }
 

@@ -322,10 +322,10 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
   std::array<Field, 3>* w[3] = {&m_u, &m_stage1, &m_stage2};
   std::array<Field, 3>* out[3] = {&m_stage1, &m_stage2, &m_u};
   std::array<Field, 3>* taped[2] = {tape ? &tape->stage1 : nullptr, tape ? &tape->stage2 : nullptr};
-  const bool every = m_params.imex_projection == ImexProjection::EverySubstep;
+  const ImexProjection projection = m_params.imex_projection;
   for (int k = 0; k < 3; ++k) {
     const ImexSubstep& s = kRk3CrankNicolson[k];
-    if (tape && (every || k == 0))
+    if (tape && imex_pressure_entry(projection, k) == k)
       keep_copy(m_p, tape->pressure[k]);
     m_force_time = t0 + imex_substep_middle(k) * dt;
     m_boundary_time = t0 + imex_substep_end(k) * dt; // u*'s boundary values and target
@@ -341,8 +341,8 @@ void NavierStokes::step_rk3_crank_nicolson(double dt, StepTape* tape) {
                 masked_sum(m_free[c], m_masks[b][c], (*out[k])[c].view(), dim, m_target[c].view()));
     // p^(k+1) = p^(k) + psi / (2 alpha dt), psi the projection's potential; projected only at
     // the last substep, p_{n+1} = p_n + psi / dt (the substeps applied dt G p_n in all).
-    if (every || k == 2) {
-      const double weight = every ? 2.0 * s.alpha * dt : dt;
+    if (const double fraction = imex_projection_weight(projection, k); fraction > 0.0) {
+      const double weight = fraction * dt;
       project(*out[k], weight);
       add_scaled(m_psi, 1.0 / weight, m_p);
     }

@@ -308,21 +308,22 @@ void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, 
   // the last one's w_3 = u_{n+1}. Projected at the last substep only: w_{k+1} = u* for k < 2,
   // p^(k) = p_n for all three, p_{n+1} = p_n + psi_2 / dt; every substep's pressure term then
   // adds its part of the adjoint of p_n to m_lambda_p.
-  const bool every = m_ns.params().imex_projection == ImexProjection::EverySubstep;
+  const ImexProjection projection = m_ns.params().imex_projection;
   for (int k = 2; k >= 0; --k) {
-    const double weight = every ? 2.0 * kRk3CrankNicolson[k].alpha * dt : dt;
+    const double weight = imex_projection_weight(projection, k) * dt; // 0: not projected
     Velocity3* lambda_ustar = k == 2 ? &lambda : lambda_w[k + 1];
     // u* and w_{k+1} take the boundary values of the substep's end (as the step did).
     m_ns.set_boundary_time(tape.time + imex_substep_end(k) * dt);
     m_ns.set_force_time(tape.time + imex_substep_middle(k) * dt);
     if (k < 2)
       prepare_adjoint(*lambda_ustar);
-    if (every || k == 2) {
+    if (weight > 0.0) {
       fill_value(m_psi_seed, m_psi_seed.ghosted(), 0.0);
       axpy(1.0 / weight, m_lambda_p, m_psi_seed);
       project_adjoint(*lambda_ustar, k + 1, &m_psi_seed);
     }
-    Field p = tape.pressure[every ? k : 0]; // shares the tape's storage: its ghosts are filled
+    // Shares the tape's storage: its ghosts are filled.
+    Field p = tape.pressure[imex_pressure_entry(projection, k)];
     imex_substep_adjoint(k, *w[k], k > 0 ? w[k - 1] : nullptr, p, dt, force_seed, *lambda_ustar,
                          *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr, m_lambda_p);
   }

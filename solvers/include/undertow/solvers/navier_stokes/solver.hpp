@@ -124,6 +124,20 @@ enum class ImexProjection {
   LastSubstep   ///< one, after the last substep (time.imex_projection = last_substep)
 };
 
+/// The scale of substep k's projection potential as a fraction of dt (psi = weight dt p), 0
+/// where the substep is not projected: 2 alpha_k for every substep, or 1 for the last alone.
+/// The one rule of the forward step (imex.cpp) and its adjoint.
+constexpr double imex_projection_weight(ImexProjection projection, int k) {
+  return projection == ImexProjection::EverySubstep ? 2.0 * kRk3CrankNicolson[k].alpha
+         : k == 2                                   ? 1.0
+                                                    : 0.0;
+}
+/// The pressure substep k reads, p^(k): the tape's entry k, or p_n (entry 0) for all three when
+/// only the last substep is projected.
+constexpr int imex_pressure_entry(ImexProjection projection, int k) {
+  return projection == ImexProjection::EverySubstep ? k : 0;
+}
+
 /// A convective outflow face of one velocity component on this rank.
 struct ConvectiveFace {
   IndexSpace layer; ///< the boundary faces, local indices
