@@ -11,13 +11,15 @@ set -u
 undertow=$1 case=$2 work=$3 ranks=$4 phase=$5
 shift 5
 mpi=("$@")
-settings=(--set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
+# 100 steps (t_end = 0.5; the case has 150): killed at 40% of the forward sweep or in the middle
+# of the reverse sweep.
+settings=(--set time.t_end=0.5 --set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
           --set checkpoint.disk_slots=4 --set checkpoint.resume_every=0
           --set adjoint.fields=false --set output.progress_every=5)
 if [ "$phase" = forward ]; then
-  marker='step +60 .*forward'
+  marker='step +40 .*forward'
 else
-  marker='reverse, step 76 of'
+  marker='reverse, step 51 of'
 fi
 rm -rf "$work" && mkdir -p "$work" || exit 1
 fail() { echo "FAILED: $*"; exit 1; }

@@ -21,14 +21,14 @@ fail() { echo "FAILED: $*"; exit 1; }
 case "$command/$mode" in
 gradient/revolve)
   settings=(--set checkpoint.schedule=revolve --set checkpoint.ram_slots=4)
-  first='step +30 .*forward' second='reverse, step 101 of' ;;
+  first='step +20 .*forward' second='reverse, step 66 of' ;;
 gradient/multistage)
   settings=(--set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
             --set checkpoint.disk_slots=3)
-  first='step +30 .*forward' second='step +70 .*forward' ;;
+  first='step +20 .*forward' second='step +45 .*forward' ;;
 gradient/all)
   settings=(--set checkpoint.schedule=all)
-  first='step +30 .*forward' second='step +50 .*forward' ;;
+  first='step +20 .*forward' second='step +35 .*forward' ;;
 optimize/journal)
   settings=(--set domain.cells=48,24 --set time.t_end=4 --set objective.window=2,4
             --set optimize.max_iterations=5)
@@ -36,7 +36,8 @@ optimize/journal)
 *) fail "unknown mode $command/$mode" ;;
 esac
 if [ "$command" = gradient ]; then
-  settings+=(--set adjoint.fields=false --set output.progress_every=5)
+  # 100 steps (t_end = 0.5; the case has 150).
+  settings+=(--set time.t_end=0.5 --set adjoint.fields=false --set output.progress_every=5)
   result() { sed -n '/"gradient": {/,/}/p;/"objective":/p' "$1"; }
   reference=(--report "$work/reference.json") stopped=(--report "$work/stopped.json")
   outcome=("$work/reference.json" "$work/stopped.json")

@@ -27,7 +27,7 @@ run)
   # dynamically by load, so two uninterrupted runs already differ at round-off (seen on 2 ranks
   # under CI's load); CG + GAMG repeats bitwise, so the test sees the restart alone.
   grep -q '^model *= *elasticity' "$case" &&
-    settings=(--set time.t_end=1 --set fields.every=400 --set output.progress_every=500
+    settings=(--set time.t_end=0.3 --set fields.every=125 --set output.progress_every=150
               --set elasticity.linear_solver=cg_gamg)
   # Topology optimisation: the design, its displacement, and the iteration it converged at.
   grep -q '^\[topology\]' "$case" &&
@@ -40,8 +40,9 @@ run)
   parts=3 ;;
 gradient)
   # Checkpoints on disk and a resume record after every adjoint step: a part that starts does
-  # not first rebuild its checkpoints from x_0, so every part gets on.
-  settings=(--set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
+  # not first rebuild its checkpoints from x_0, so every part gets on. 100 steps (the case
+  # has 150).
+  settings=(--set time.t_end=0.5 --set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
             --set checkpoint.disk_slots=4 --set checkpoint.resume_every=0
             --set adjoint.fields=false --set output.progress_every=25)
   result() { sed -n '/"gradient": {/,/}/p;/"objective":/p' "$1"; }

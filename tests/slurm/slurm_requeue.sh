@@ -22,7 +22,8 @@ run)
   result() { grep -o '"state_checksum": "[^"]*"' "$1"; }
   under_way='^step +[1-9][0-9]{2,} ' ;; # 100 steps taken
 gradient)
-  settings=(--set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
+  # 100 steps (t_end = 0.5; the case has 150).
+  settings=(--set time.t_end=0.5 --set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
             --set checkpoint.disk_slots=4 --set adjoint.fields=false --set output.progress_every=10)
   report=gradient.json
   result() { sed -n '/"gradient": {/,/}/p;/"objective":/p' "$1"; }
