@@ -36,32 +36,50 @@ void viscous_rows(const NavierStokes& ns, int c, const Field& x, Field& masked) 
     fill_value(masked, f.layer, 0.0);
 }
 
-/// out := scale L^T m at every local point (the Laplacian's 3-point stencils, symmetric on
-/// uniform axes; 0 beyond the array), m being zero off the rows of L; m of component c.
-template <class S>
-void laplacian_transpose_kernel(const Field& m, int c, double scale, const S& sp, int dim,
-                                Field& out) {
+/// scale L^T m at point (i, j, k) (the Laplacian's 3-point stencils, symmetric on uniform axes),
+/// m being zero off the rows of L and beyond the array (Guarded: the point may be on the array's
+/// edge); m of component c.
+template <bool Guarded, int Dim, class S>
+KOKKOS_INLINE_FUNCTION double laplacian_transpose_at(const FieldView& mv, int c, double scale,
+                                                     const S& sp, long i, long j, long k) {
+  double sum = 0;
+  for (int d = 0; d < Dim; ++d) {
+    if (sp.uniform(d)) {
+      const double inv_h = sp.cell(d, along(d, i, j, k));
+      sum += (fetch<Guarded>(mv, i, j, k, d, 1, d, 0) + fetch<Guarded>(mv, i, j, k, d, -1, d, 0) -
+              2.0 * mv(i, j, k)) *
+             (inv_h * inv_h);
+    } else {
+      sum += stretched_diffusion_gather<Guarded>(mv, c, d, sp, i, j, k);
+    }
+  }
+  return scale * sum;
+}
+
+/// out := scale L^T m at every local point. The dimension is a template parameter, so that the
+/// loop over the axes unrolls, and only the array's outermost layer checks its neighbours'
+/// indices (the same sums in the same order everywhere).
+template <int Dim, class S>
+void laplacian_transpose_kernel(const Field& m, int c, double scale, const S& sp, Field& out) {
   const FieldView mv = m.view(), ov = out.view();
+  const long n0 = static_cast<long>(mv.extent(0)), n1 = static_cast<long>(mv.extent(1)),
+             n2 = static_cast<long>(mv.extent(2));
   for_each(
       "adj::laplacian_transpose", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-        double sum = 0;
-        for (int d = 0; d < dim; ++d) {
-          if (sp.uniform(d)) {
-            const double inv_h = sp.cell(d, along(d, i, j, k));
-            sum += (fetch<true>(mv, i, j, k, d, 1, d, 0) + fetch<true>(mv, i, j, k, d, -1, d, 0) -
-                    2.0 * mv(i, j, k)) *
-                   (inv_h * inv_h);
-          } else {
-            sum += stretched_diffusion_gather<true>(mv, c, d, sp, i, j, k);
-          }
-        }
-        ov(i, j, k) = scale * sum;
+        const bool inside =
+            i > 0 && i < n0 - 1 && j > 0 && j < n1 - 1 && (Dim == 2 || (k > 0 && k < n2 - 1));
+        ov(i, j, k) = inside ? laplacian_transpose_at<false, Dim>(mv, c, scale, sp, i, j, k)
+                             : laplacian_transpose_at<true, Dim>(mv, c, scale, sp, i, j, k);
       });
 }
 void laplacian_transpose(const Field& m, int c, double scale, const GridSpacing& spacing, int dim,
                          Field& out) {
-  with_spacing(spacing,
-               [&](const auto& sp) { laplacian_transpose_kernel(m, c, scale, sp, dim, out); });
+  with_spacing(spacing, [&](const auto& sp) {
+    if (dim == 2)
+      laplacian_transpose_kernel<2>(m, c, scale, sp, out);
+    else
+      laplacian_transpose_kernel<3>(m, c, scale, sp, out);
+  });
 }
 
 /// y := (1 + penalty chi) x + s on `space` (chi may be empty).
@@ -202,17 +220,22 @@ void NavierStokesAdjoint::imex_substep_adjoint(int k, const Velocity3& w,
                                                const Velocity3* w_previous, Field& p, double dt,
                                                const ForceSeed& force_seed, Velocity3& lambda_ustar,
                                                Velocity3& lambda_w, Velocity3* lambda_w_previous,
-                                               Field& lambda_p) {
+                                               Field& lambda_p, const Velocity3* ustar) {
   allocate_imex();
   const ImexSubstep& s = kRk3CrankNicolson[k];
   const auto& params = m_ns.params();
   const int dim = m_domain.dim();
   const GridSpacing& sp = m_ns.spacing();
   const double volume = masked_sum_weight(m_domain);
-  // u* recomputed at the tape's state (the same solve, so bitwise the forward's), prepared as
-  // the projection and the viscous terms read it.
-  m_ns.imex_right_hand_side(k, w, w_previous, p, dt, m_imex_rhs);
-  m_ns.viscous_solve(k, dt, m_imex_rhs, w, m_ustar);
+  // u*, prepared as the projection and the viscous terms read it: the taped one, or recomputed
+  // at the tape's state (the same solve, so bitwise the forward's).
+  if (ustar) {
+    for (int c = 0; c < dim; ++c)
+      copy((*ustar)[c], m_ustar[c]);
+  } else {
+    m_ns.imex_right_hand_side(k, w, w_previous, p, dt, m_imex_rhs);
+    m_ns.viscous_solve(k, dt, m_imex_rhs, w, m_ustar);
+  }
   m_ns.prepare(m_ustar);
   // The forces F_b += 2 alpha V / eta sum mask_b (u* - U).
   const bool actuated = !params.actuators.empty();
@@ -324,8 +347,10 @@ void NavierStokesAdjoint::step_adjoint_rk3_crank_nicolson(const StepTape& tape, 
     }
     // Shares the tape's storage: its ghosts are filled.
     Field p = tape.pressure[imex_pressure_entry(projection, k)];
+    // A substep that is not projected taped its u* as w_{k+1}: no solve to repeat.
+    const Velocity3* ustar = weight > 0.0 || k == 2 ? nullptr : w[k + 1];
     imex_substep_adjoint(k, *w[k], k > 0 ? w[k - 1] : nullptr, p, dt, force_seed, *lambda_ustar,
-                         *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr, m_lambda_p);
+                         *lambda_w[k], k > 0 ? lambda_w[k - 1] : nullptr, m_lambda_p, ustar);
   }
   add_feedback_transpose(m_sensors, m_start);
   m_ns.set_boundary_time(tape.time);

@@ -89,10 +89,13 @@ class NavierStokesAdjoint {
   /// with lambda_ustar, the adjoint of u* on the free faces (the force term's seed is added to
   /// it here), adds the transposes to lambda_w and lambda_w_previous (ghosts included, before
   /// prepare_adjoint) and to lambda_p (owned cells). dJ/dnu, dJ/df, the boundary velocities,
-  /// dJ/dchi and dJ/dmask accumulate. Collective.
+  /// dJ/dchi and dJ/dmask accumulate. u* is recomputed from the w and p (the forward's solve,
+  /// so bitwise its u*) unless `ustar` gives it: a substep that is not projected
+  /// (time.imex_projection = last_substep, k < 2) taped its u* as w_{k+1}. Collective.
   void imex_substep_adjoint(int k, const Velocity3& w, const Velocity3* w_previous, Field& p,
                             double dt, const ForceSeed& force_seed, Velocity3& lambda_ustar,
-                            Velocity3& lambda_w, Velocity3* lambda_w_previous, Field& lambda_p);
+                            Velocity3& lambda_w, Velocity3* lambda_w_previous, Field& lambda_p,
+                            const Velocity3* ustar = nullptr);
   /// prepare_adjoint with the boundary-velocity derivatives added to `into` (sized by
   /// zero_gradient()).
   void transpose_boundary(Velocity3& lambda, FlowGradient& into);
