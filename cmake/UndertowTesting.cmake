@@ -35,15 +35,19 @@ function(undertow_mpi_command out ranks)
 endfunction()
 
 # undertow_add_test(<name> SOURCES ... LIBS ... RANKS 1 2 4 LABELS ... [SLOW_RANKS 4]
-#                   [RANKS_IN_SLOW 2] [PETSC])
+#                   [RANKS_IN_SLOW 2] [SLOW_AT 4 SLOW_CASES Suite.Case:...] [PETSC])
 # Builds test_<name> with the MPI-aware GoogleTest main and registers <name>_np<N> per rank count.
 # Test cases whose suite name ends in "Slow" run only in <name>_slow_np<N> (label slow), registered
 # for SLOW_RANKS. RANKS_IN_SLOW: rank counts at which <name>_np<N> (all but the Slow suites) is
 # registered with the label slow, for tests whose minutes at one rank count are what CI can afford
-# (their rank invariance shown by a cheaper test). PETSC: the main also initialises PETSc.
+# (their rank invariance shown by a cheaper test). SLOW_AT / SLOW_CASES: at the rank counts
+# SLOW_AT, the cases matching SLOW_CASES (a GoogleTest pattern list, ':'-separated) leave
+# <name>_np<N> for <name>_slow_cases_np<N> (label slow): studies that CI runs at the other rank
+# counts and whose 4 oversubscribed ranks cost more than they show (the decomposition's own
+# tests stay in CI). PETSC: the main also initialises PETSc.
 function(undertow_add_test name)
-  cmake_parse_arguments(ARG "PETSC" "TIMEOUT" "SOURCES;LIBS;RANKS;LABELS;SLOW_RANKS;RANKS_IN_SLOW"
-                        ${ARGN})
+  cmake_parse_arguments(ARG "PETSC" "TIMEOUT;SLOW_CASES"
+                        "SOURCES;LIBS;RANKS;LABELS;SLOW_RANKS;RANKS_IN_SLOW;SLOW_AT" ${ARGN})
   if(NOT ARG_RANKS)
     set(ARG_RANKS 1)
   endif()
@@ -63,7 +67,18 @@ function(undertow_add_test name)
     if(ranks IN_LIST ARG_RANKS_IN_SLOW)
       list(APPEND labels slow)
     endif()
-    undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}> --gtest_filter=-*Slow.*)
+    set(excluded "*Slow.*")
+    if(ranks IN_LIST ARG_SLOW_AT)
+      set(excluded "${excluded}:${ARG_SLOW_CASES}")
+      undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}>
+                           "--gtest_filter=${ARG_SLOW_CASES}")
+      add_test(NAME ${name}_slow_cases_np${ranks} COMMAND ${cmd})
+      # A pattern that no longer names a case (renamed) would run nothing: that fails.
+      set_tests_properties(${name}_slow_cases_np${ranks} PROPERTIES
+        PROCESSORS ${ranks} LABELS "${ARG_LABELS};slow" TIMEOUT 1200
+        FAIL_REGULAR_EXPRESSION "Running 0 tests" ENVIRONMENT "${UNDERTOW_TEST_ENVIRONMENT}")
+    endif()
+    undertow_mpi_command(cmd ${ranks} $<TARGET_FILE:test_${name}> "--gtest_filter=-${excluded}")
     add_test(NAME ${name}_np${ranks} COMMAND ${cmd})
     set_tests_properties(${name}_np${ranks} PROPERTIES
       PROCESSORS ${ranks} LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT}
