@@ -92,6 +92,10 @@ class NavierStokesModel : public AdjointModel {
     if (m_outputs && step == m_outputs->step() + 1)
       m_outputs->after_step(dt);
   }
+  void forward_step_failed(long step, double dt, const CollectiveError& e) override {
+    if (m_outputs && step == m_outputs->step() + 1)
+      m_outputs->step_failed(dt, e);
+  }
 
   long reverse(long k, bool last, Snapshot& tape) override {
     StepTape taped;

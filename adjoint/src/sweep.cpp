@@ -116,7 +116,16 @@ class Sweep {
     const long n = m_model.steps();
     const auto t0 = std::chrono::steady_clock::now();
     const double dt = m_dts[static_cast<std::size_t>(n)];
-    m_g.iterations_forward += m_model.step(dt, tape);
+    try {
+      m_g.iterations_forward += m_model.step(dt, tape);
+    } catch (const CollectiveError& e) {
+      if (n != m_reached)
+        throw; // a recomputed step repeats one that passed: not the run's divergence
+      m_model.forward_step_failed(n + 1, dt, e);
+      throw CollectiveError(format("forward step %.0f (t = %.6e s, dt = %.3e s) failed: ",
+                                   double(n + 1), m_model.time(), dt) +
+                            e.what() + ". If the run diverged, reduce time.cfl or time.dt");
+    }
     if (n != m_reached) {
       ++m_g.recomputed_steps;
       m_g.recompute_seconds += seconds_since(t0);
@@ -126,9 +135,10 @@ class Sweep {
     m_g.objective += m_model.objective_term(n + 1, dt, last);
     ++m_reached;
     m_model.forward_step_taken(n + 1, dt, last);
-    if (last && !std::isfinite(m_g.objective))
-      throw CollectiveError("the objective is not finite: the forward run diverged; reduce "
-                            "time.cfl or time.dt");
+    if (!std::isfinite(m_g.objective))
+      throw CollectiveError(format("the objective is not finite after forward step %.0f (t = "
+                                   "%.6e s): the forward run diverged; reduce time.cfl or time.dt",
+                                   double(n + 1), m_model.time()));
     m_forward.update(n + 1, m_model.time(), dt, format("forward, J = %.10e", m_g.objective), last);
     m_g.forward_seconds += seconds_since(t0);
   }

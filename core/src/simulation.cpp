@@ -186,14 +186,19 @@ void Simulation::run() {
     try {
       m_model.step(dt);
     } catch (const CollectiveError& e) {
-      if (m_step_error)
-        m_step_error(*this, e);
+      step_failed(dt, e);
       throw;
     }
     after_step(dt);
   }
   if (!m_finished)
     finish();
+}
+
+void Simulation::step_failed(double dt, const CollectiveError& e) {
+  m_dt = dt;
+  if (m_step_error)
+    m_step_error(*this, e);
 }
 
 void Simulation::after_step(double dt) {

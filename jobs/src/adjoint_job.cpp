@@ -49,8 +49,12 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
                                return flow_frame(b, ns, step, time);
                              },
                              {{"phase", "forward"}});
-    if (!FlowOutputs::requested(config))
+    if (!FlowOutputs::requested(config)) {
+      guard = std::make_unique<DivergenceGuard>(ns, loaded.output_dir, 0.0, sim.first_step(),
+                                                sim.next_dt());
+      guard->attach(sim, Cadence::last_step());
       return;
+    }
     ++forward_sweeps;
     std::string out = loaded.output_dir;
     if (command != "gradient") {

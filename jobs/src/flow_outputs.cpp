@@ -72,6 +72,12 @@ DivergenceGuard::DivergenceGuard(NavierStokes& ns, std::string output_dir, doubl
   }
 }
 
+void DivergenceGuard::attach(Simulation& sim, const Cadence& also) {
+  sim.on_step_error([this](Simulation& s, const CollectiveError& e) { step_failed(s, e); });
+  sim.add_callback("divergence guard", Cadence::steps(kEvery) | also | Cadence::last_step(),
+                   [this](Simulation& s) { check(s); });
+}
+
 double DivergenceGuard::scale_courant(double dt) const {
   double sum = 0;
   for (int c = 0; c < m_ns.domain().dim(); ++c)
@@ -85,21 +91,23 @@ void DivergenceGuard::require_bounded(const Simulation& sim) {
   const bool finite = !has_nonfinite(m_ns) && std::isfinite(largest);
   if (finite && largest <= 1e3 * m_scale) {
     m_last_courant = courant(m_ns, sim.dt());
-    // RK3-CN's implicit viscous terms keep an unstable run bounded: its explicit advection
-    // (linear stability limit sqrt 3) is caught by the Courant number instead.
+    // An unstable run can stay bounded for many steps (RK3-CN's implicit viscous terms keep it
+    // bounded for good): its Courant number beyond the explicit advection's linear stability
+    // limit sqrt 3 catches it.
     const double limit = std::sqrt(3.0);
-    if (m_ns.params().scheme == TimeScheme::Rk3CrankNicolson &&
-        m_last_courant > kUnstableCourantRatio * limit)
+    if (m_last_courant > kUnstableCourantRatio * limit)
       throw CollectiveError(
           "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +
           format(" (t = %.6e, dt = %.3e): the Courant number is %.3f, ", m_ns.time(), sim.dt(),
                  m_last_courant) +
           format("%.1f times the linear stability limit %.3f of the advection, which ",
                  m_last_courant / limit, limit) +
-          "time.scheme = imex takes explicitly (RK3); its implicit viscous terms keep the "
-          "velocity bounded, but the flow is wrong. Reduce time.cfl or time.dt, or refine the "
-          "grid (domain.cells)." +
-          save_last_good());
+          (m_ns.params().scheme == TimeScheme::Rk3CrankNicolson
+               ? "time.scheme = imex takes explicitly (RK3); its implicit viscous terms keep the "
+                 "velocity bounded, but the flow is wrong. "
+               : "time.scheme = explicit takes by SSP-RK3: the flow is wrong (max |u| " +
+                     format("%.3e against a velocity scale of %.3e). ", largest, m_scale)) +
+          "Reduce time.cfl or time.dt, or refine the grid (domain.cells)." + save_last_good());
     return;
   }
   throw CollectiveError(
@@ -203,8 +211,6 @@ void FlowOutputs::attach(Simulation& sim) {
   m_guard = std::make_unique<DivergenceGuard>(
       ns, m_output_dir, m_kinds.steady_stop ? m_cfg.get_real("time.steady_tolerance") : 0.0,
       sim.first_step(), sim.next_dt());
-  sim.on_step_error(
-      [this](Simulation& s, const CollectiveError& e) { m_guard->step_failed(s, e); });
 
   // Restart files: on their cadence and on SIGUSR1 (go on) or SIGTERM (stop).
   Cadence restart = restart_cadence(m_cfg);
@@ -233,10 +239,7 @@ void FlowOutputs::attach(Simulation& sim) {
     sim.add_finish("fields", [this](Simulation& s) { m_fields->write(m_ns, s.step()); });
   }
 
-  sim.add_callback("divergence guard",
-                   Cadence::steps(DivergenceGuard::kEvery) | Cadence::steps(m_every) |
-                       Cadence::steps(m_diagnostics_every) | Cadence::last_step(),
-                   [this](Simulation& s) { m_guard->check(s); });
+  m_guard->attach(sim, Cadence::steps(m_every) | Cadence::steps(m_diagnostics_every));
 
   // A diagnostics row with every progress line and every diagnostics.every steps (at the end
   // too, when either is on), and at a steady stop.

@@ -69,18 +69,23 @@ struct FlowOutputKinds {
 class DivergenceGuard {
  public:
   static constexpr long kEvery = 10; ///< steps between checks (besides output steps)
-  /// time.scheme = imex: a Courant number beyond this many times the advective limit sqrt 3 is
-  /// a diverged run (its velocity stays bounded, so the velocity test does not see it).
+  /// A Courant number beyond this many times the advective limit sqrt 3 is a diverged run: with
+  /// time.scheme = imex its velocity stays bounded, so the velocity test does not see it; with
+  /// the explicit scheme it may stay under that test's bound for many steps.
   static constexpr double kUnstableCourantRatio = 2.0;
 
   /// Collective (reductions of the initial field).
   DivergenceGuard(navier_stokes::NavierStokes& ns, std::string output_dir, double steady_tolerance,
                   long first_step, double first_dt);
+  /// Makes `sim` call check() every kEvery steps, on the steps of `also` and at the last step,
+  /// and step_failed() when a step throws. Call once, before the run. Not collective.
+  void attach(Simulation& sim, const Cadence& also);
   /// Checks the state after step `sim.step()`; throws CollectiveError if it diverged; requests a
   /// stop at a steady state. Collective.
   void check(Simulation& sim);
-  /// Throws CollectiveError (and saves the last good state) if the velocity is not finite or
-  /// beyond 1e3 times the velocity scale. Collective.
+  /// Throws CollectiveError (and saves the last good state) if the velocity is not finite, is
+  /// beyond 1e3 times the velocity scale, or its Courant number is beyond kUnstableCourantRatio
+  /// times the advection's limit. Collective.
   void require_bounded(const Simulation& sim);
   /// A failed step, told with the Courant number of the last check and that of the velocity
   /// scale (which a flow at rest reaches at once from its boundaries). Collective.

@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <regex>
+#include <string>
 
 namespace {
 
@@ -48,6 +50,8 @@ class DecayModel : public AdjointModel {
     m_t = 0;
   }
   long step(double dt, Snapshot* tape) override {
+    if (m_k + 1 == fail_at)
+      throw CollectiveError("the solve diverged");
     if (tape) {
       if (tape->fields.empty())
         tape->fields.emplace_back("x", Field(m_x.layout(), "tape_x"));
@@ -60,6 +64,9 @@ class DecayModel : public AdjointModel {
     ++m_k;
     m_t += dt;
     return 1;
+  }
+  void forward_step_failed(long step, double, const CollectiveError&) override {
+    failed_steps.push_back(step);
   }
   double objective_term(long, double dt, bool) override {
     return dt * global_dot(comm(), m_x, m_x);
@@ -96,6 +103,8 @@ class DecayModel : public AdjointModel {
     copy(s.fields.at(0).second, m_lambda);
     m_dp = s.numbers.at("dp");
   }
+  long fail_at = -1;              ///< the step (k + 1) that throws, as a diverged solve would
+  std::vector<long> failed_steps; ///< what forward_step_failed was told
   double dJ_dp() const { return m_dp_total; }
   const Field& dJ_dx0() const { return m_lambda; }
 
@@ -203,6 +212,42 @@ TEST_F(AdjointCore, EveryScheduleGivesTheStoreAllGradientBitwise) {
     EXPECT_EQ(r.J, reference.J);
     EXPECT_EQ(r.dp, reference.dp);
     EXPECT_TRUE(bitwise_equal(r.dx0, reference.dx0));
+  }
+}
+
+/// A forward step that throws (a diverged solve) reaches the model's forward_step_failed once,
+/// then the caller as an error naming the step, its time and dt, and the fix; a forward run whose
+/// objective stops being finite is stopped at that step, not at the end of the run.
+TEST_F(AdjointCore, AFailedForwardStepIsNamedAndStopsTheSweep) {
+  Checkpointing revolve;
+  revolve.schedule = Checkpointing::Schedule::Revolve;
+  revolve.ram_slots = 3;
+  DecayModel model(m_domain, m_p, m_x0);
+  model.fail_at = 7;
+  const Log log(m_domain.comm());
+  try {
+    reverse_sweep(model, revolve, dts(), log, 0);
+    ADD_FAILURE() << "the failed step was not reported";
+  } catch (const CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("forward step 7 (t = 3.000000e-01 s, dt = 5.000e-02 s) "
+                                         "failed: the solve diverged. If the run diverged, "
+                                         "reduce time.cfl or time.dt"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(model.failed_steps, std::vector<long>{7});
+
+  // x_{k+1} = x_k - dt p x_k^2 with p < 0 and dt p x_0 <= -1 grows doubly exponentially: J
+  // overflows after a few steps, long before the 23rd.
+  DecayModel blowing(m_domain, -40.0, m_x0);
+  try {
+    reverse_sweep(blowing, revolve, dts(), log, 0);
+    ADD_FAILURE() << "the non-finite objective was not reported";
+  } catch (const CollectiveError& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex("the objective is not finite after forward "
+                                                       "step [0-9] \\(t = .*reduce time.cfl "
+                                                       "or time.dt")))
+        << e.what();
   }
 }
 

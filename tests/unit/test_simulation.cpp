@@ -302,6 +302,27 @@ TEST(Simulation, AFailingStepGoesThroughItsHandler) {
   }
 }
 
+/// A driver that takes the steps itself (a gradient's sweep) reports a failed step the same way:
+/// the handler sees the step about to be taken and its dt.
+TEST(Simulation, ADriverSteppedFailureGoesThroughItsHandler) {
+  CountingModel m;
+  Simulation sim(world(), m, fixed(0.1, 1.0));
+  for (int n = 0; n < 3; ++n) {
+    m.step(0.1);
+    sim.after_step(0.1);
+  }
+  sim.on_step_error([](Simulation& s, const CollectiveError& e) {
+    throw CollectiveError("step " + std::to_string(s.step() + 1) + ", dt " +
+                          std::to_string(s.dt()) + ": " + e.what());
+  });
+  try {
+    sim.step_failed(0.05, CollectiveError("the solve diverged"));
+    FAIL() << "the handler was not called";
+  } catch (const CollectiveError& e) {
+    EXPECT_STREQ(e.what(), "step 4, dt 0.050000: the solve diverged");
+  }
+}
+
 TEST(Simulation, ClocksThatCannotWorkAreRefused) {
   CountingModel m;
   EXPECT_THROW(Simulation(world(), m, Clock{}), ConfigError); // no dt, no end

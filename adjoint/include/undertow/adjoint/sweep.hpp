@@ -12,6 +12,7 @@
 #include "undertow/adjoint/checkpoint_store.hpp"
 #include "undertow/adjoint/schedules.hpp"
 #include "undertow/adjoint/step_sizes.hpp"
+#include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
 
 #include <cstdint>
@@ -115,6 +116,13 @@ class AdjointModel {
   /// The default does nothing.
   virtual void forward_step_taken(long step, double dt, bool last) {
     (void)step, (void)dt, (void)last;
+  }
+  /// Step `step` (k + 1) of size dt, taken for the first time, threw `e` (a diverged solve):
+  /// a model with outputs may throw a clearer error naming the state (its divergence guard's).
+  /// If it returns, the sweep throws `e` with the step's number, time and dt. The default does
+  /// nothing. Collective.
+  virtual void forward_step_failed(long step, double dt, const CollectiveError& e) {
+    (void)step, (void)dt, (void)e;
   }
   /// The adjoint of step k from its tape, the derivative of the objective's term of x_{k+1}
   /// included: the model's adjoint variable goes from x_{k+1}'s to x_k's. The model may keep

@@ -124,6 +124,10 @@ class Simulation {
   /// counts it and runs the callbacks due, then the finish callbacks if it was the last step.
   /// Collective.
   void after_step(double dt);
+  /// For a driver that steps the model itself: the step of `dt` [s] after step() threw `e`.
+  /// Calls the on_step_error handler, which may throw a clearer error; otherwise returns, and
+  /// the driver rethrows `e`. Collective as the handler is.
+  void step_failed(double dt, const CollectiveError& e);
 
   /// Ends the run after the current step (e.g. at a steady state); the callbacks after this one
   /// in the current step see it as the last step. `reason` is what stopped_by() returns. Must be
