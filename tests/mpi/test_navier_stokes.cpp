@@ -640,9 +640,13 @@ TemporalOrders temporal_orders(const Communicator& comm,
   return t;
 }
 
+/// Both observed orders between 1.9 and 2.2: an order far above 2 is a first pair still outside
+/// the asymptotic range, which says nothing about the order of the scheme.
 void expect_second_order(const TemporalOrders& t) {
-  EXPECT_GT(t.orders[0], 1.9);
-  EXPECT_GT(t.orders[1], 1.9);
+  for (double order : t.orders) {
+    EXPECT_GT(order, 1.9);
+    EXPECT_LT(order, 2.2);
+  }
 }
 
 /// A perturbed Taylor-Green flow (advection matters) on a fixed periodic 32^2 grid, nu dt / h^2
@@ -684,11 +688,11 @@ TEST(NavierStokesImex, SecondOrderInTimeOnPeriodicGridsProjectingTheLastSubstep)
   expect_second_order(periodic_temporal_orders(ImexProjection::LastSubstep));
 }
 
-/// A lid-driven cavity from rest on a fixed 32^2 grid, nu dt / h^2 from 0.5 to 2 (SSP-RK3 is
-/// unstable above 0.23 here): errors against a run with 16 times smaller steps, and their
-/// orders. The incremental pressure keeps the viscous terms and the projection from splitting
-/// at the walls.
-TemporalOrders cavity_temporal_orders(ImexProjection projection) {
+/// A lid-driven cavity from rest on a fixed 32^2 grid, t = 0.1 in `first`, twice and four times
+/// as many steps (nu dt / h^2 = 41 / first ...; SSP-RK3 is unstable above 0.23 here): errors
+/// against a run with 16 times smaller steps, and their orders. The incremental pressure keeps
+/// the viscous terms and the projection from splitting at the walls.
+TemporalOrders cavity_temporal_orders(ImexProjection projection, long first) {
   const auto& comm = world();
   const Domain d(comm, box(2, {32, 32, 1}, {1, 1, 1}, {false, false, false}));
   NavierStokesParams p;
@@ -706,18 +710,22 @@ TemporalOrders cavity_temporal_orders(ImexProjection projection) {
     run(ns, t_end, steps);
     return gathered_velocity(comm, ns);
   };
-  const long steps[3] = {20, 40, 80};
-  return temporal_orders(comm, run_with, steps, 320, projection, "cavity", p.nu * t_end / (h * h));
+  const long steps[3] = {first, 2 * first, 4 * first};
+  return temporal_orders(comm, run_with, steps, 16 * first, projection, "cavity",
+                         p.nu * t_end / (h * h));
 }
 
 TEST(NavierStokesImex, SecondOrderInTimeWithWalls) {
   // (From nu dt / h^2 = 4 the first observed order is 1.83: Crank-Nicolson damps the stiffest
   // modes of the impulsive start slowly.)
-  expect_second_order(cavity_temporal_orders(ImexProjection::EverySubstep));
+  expect_second_order(cavity_temporal_orders(ImexProjection::EverySubstep, 20));
 }
 
 TEST(NavierStokesImex, SecondOrderInTimeWithWallsProjectingTheLastSubstep) {
-  expect_second_order(cavity_temporal_orders(ImexProjection::LastSubstep));
+  // The unprojected substeps' error of the impulsive start decays more slowly: from 20 steps
+  // the observed orders are 5.0 and 2.4 (pre-asymptotic), from 40 2.4 and 2.2, from 80 2.2 and
+  // 2.1.
+  expect_second_order(cavity_temporal_orders(ImexProjection::LastSubstep, 80));
 }
 
 TEST(NavierStokesImex, PoiseuilleFromInflowToOutflowIsExact) {
