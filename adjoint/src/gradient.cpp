@@ -30,6 +30,9 @@ std::unique_ptr<NavierStokes> GradientDriver::start(const Control& m) {
 StepSizes GradientDriver::choose_steps(const Control& m, double t_end, double dt, double cfl) {
   StepSizes dts;
   if (dt > 0) {
+    const std::string warning = navier_stokes::unstable_dt_warning(*start(m), dt);
+    if (!warning.empty())
+      m_log.info(warning);
     // A fixed dt needs no run: the same clock arithmetic as NavierStokes::step.
     for (double t = 0; t < t_end * (1 - 1e-12);) {
       const double h = t + dt > t_end ? t_end - t : dt;

@@ -228,21 +228,11 @@ Clock flow_clock(const RunContext& ctx, const NavierStokes& ns) {
                ", pressure solver " + ns.pressure_method());
   if (ns.params().policy.active())
     ctx.log.info(feedback_summary(ns.params()));
-  // The initial field may be at rest while its boundaries move: the flow reaches their speeds
-  // within a step, so the limit counts them too.
-  double advective = 0;
-  const auto umax = max_velocity(ns), ubc = max_boundary_velocity(ns);
-  for (int c = 0; c < ctx.domain.dim(); ++c)
-    advective += std::max(umax[c], ubc[c]) / ctx.domain.min_spacing(c);
-  const double limit =
-      std::min(ns.stable_dt(1.0), advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL);
-  if (clock.fixed_dt > 0 && clock.fixed_dt > limit)
-    ctx.log.info(format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of ",
-                        clock.fixed_dt, limit) +
-                 (ns.params().scheme == TimeScheme::Rk3CrankNicolson
-                      ? std::string("the explicit (RK3) advection of time.scheme = imex")
-                      : std::string("SSP-RK3")) +
-                 " for the initial field and the boundary velocities; expect the run to diverge");
+  if (clock.fixed_dt > 0) {
+    const std::string warning = unstable_dt_warning(ns, clock.fixed_dt);
+    if (!warning.empty())
+      ctx.log.info(warning);
+  }
   return clock;
 }
 

@@ -2,6 +2,7 @@
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/halo.hpp"
+#include "undertow/core/log.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/solvers/navier_stokes/operators.hpp"
 
@@ -211,6 +212,26 @@ double courant(const NavierStokes& ns, double dt) {
   for (int c = 0; c < domain.dim(); ++c)
     sum += umax[c] / domain.min_spacing(c);
   return dt * sum;
+}
+
+double linear_stability_dt(const NavierStokes& ns) {
+  const Domain& domain = ns.domain();
+  double advective = 0;
+  const auto umax = max_velocity(ns), ubc = max_boundary_velocity(ns);
+  for (int c = 0; c < domain.dim(); ++c)
+    advective += std::max(umax[c], ubc[c]) / domain.min_spacing(c);
+  return std::min(ns.stable_dt(1.0), advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL);
+}
+
+std::string unstable_dt_warning(const NavierStokes& ns, double dt) {
+  const double limit = linear_stability_dt(ns);
+  if (!(dt > limit))
+    return {};
+  return format("warning: time.dt = %.3e exceeds the linear stability limit %.3e of ", dt, limit) +
+         (ns.params().scheme == TimeScheme::Rk3CrankNicolson
+              ? std::string("the explicit (RK3) advection of time.scheme = imex")
+              : std::string("SSP-RK3")) +
+         " for the initial field and the boundary velocities; expect the run to diverge";
 }
 
 bool has_nonfinite(const NavierStokes& ns) {

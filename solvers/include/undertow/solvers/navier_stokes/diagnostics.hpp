@@ -7,6 +7,8 @@
 
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
+#include <string>
+
 namespace undertow {
 namespace navier_stokes {
 
@@ -33,6 +35,15 @@ std::array<double, 3> max_velocity(const NavierStokes& ns);
 std::array<double, 3> max_boundary_velocity(const NavierStokes& ns);
 /// Advective Courant number dt * max_c |u_c| / h_c summed over axes (dt [s]). Collective.
 double courant(const NavierStokes& ns, double dt);
+/// The largest fixed dt [s] inside the linear stability limit of the explicit parts of the
+/// scheme for the current field and the boundary velocities (a flow at rest reaches them within
+/// a step): the advective limit sqrt 3 / sum_c (u_c / h_c), and with the explicit scheme also the
+/// viscous one (stable_dt(1)). Collective.
+double linear_stability_dt(const NavierStokes& ns);
+/// "time.dt = ... exceeds the linear stability limit ... of <the scheme's explicit part> for
+/// the initial field and the boundary velocities; expect the run to diverge" if `dt` [s] is
+/// beyond linear_stability_dt(ns), else empty. Collective.
+std::string unstable_dt_warning(const NavierStokes& ns, double dt);
 /// True if any velocity value is NaN or infinite. Collective.
 bool has_nonfinite(const NavierStokes& ns);
 /// Value of the cell-centred field `f` in the cell containing the point x [m] (0 if outside the
