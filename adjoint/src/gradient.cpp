@@ -24,6 +24,13 @@ std::unique_ptr<NavierStokes> GradientDriver::start(const Control& m) {
     axpy(1.0, m.initial[c], ns->velocity(c));
   }
   ns->project_initial();
+  if (!m.initial_state.empty()) {
+    for (const auto& named : ns->state_fields())
+      for (const auto& given : m.initial_state)
+        if (given.first == named.first)
+          copy(given.second, *named.second);
+    ns->restore_clock(0.0, 0, m.initial_psi_scale);
+  }
   return ns;
 }
 

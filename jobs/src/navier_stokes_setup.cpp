@@ -127,6 +127,14 @@ adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
         format(" (step %.0f, t = %.6e); times below count from there", double(step), ns.time()));
     if (start_time)
       *start_time = ns.time();
+    // The pressure and psi of the file too: a run from it then starts as `run --restart` does.
+    for (const auto& named : ns.state_fields())
+      if (named.first != "u" && named.first != "v" && named.first != "w") {
+        m.initial_state.emplace_back(named.first,
+                                     Field(named.second->layout(), "initial_" + named.first));
+        copy(*named.second, m.initial_state.back().second);
+      }
+    m.initial_psi_scale = ns.psi_scale();
   } else {
     bool exact = false;
     navier_stokes::set_velocity(ns,

@@ -25,6 +25,13 @@ struct Control {
   /// nu, body force, boundary velocities, shapes, the design field (flow.obstacles.design)
   navier_stokes::NavierStokesParams flow;
   Velocity3 initial; ///< the initial velocity before projection, on the owned faces [m/s]
+  /// The rest of the solver's state at the start when it comes from a restart file (empty
+  /// otherwise): its state fields other than the velocity (the pressure p, and psi, the last
+  /// projection's potential, which seeds the next solve) by name, and psi's scale. They are data,
+  /// not parameters: dJ/dm holds them fixed. Without them a run from a restart would start with
+  /// p = 0, a transient of several steps in the forces that `run --restart` does not have.
+  std::vector<std::pair<std::string, Field>> initial_state;
+  double initial_psi_scale = 0;
 };
 
 /// dJ/dm, in the units of J per unit of each parameter, and what the sweep did.
