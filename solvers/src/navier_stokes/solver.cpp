@@ -101,14 +101,15 @@ struct MomentumUpdate {
 /// S: UniformSpacing where every axis is uniform (the stretched grid's tables compiled out).
 template <int C, int Dim, class S>
 void momentum_kernel(const MomentumUpdate& m, const S& sp, const IndexSpace& space) {
+  // for_each_rows: out is written at its own point only and read nowhere else (it may be u0).
   if (m.chi.data() == nullptr)
-    for_each(
+    for_each_rows(
         "ns::momentum", space, KOKKOS_LAMBDA(long i, long j, long k) {
           const double r = momentum_tendency(m.v, C, Dim, sp, m.nu, m.force, i, j, k);
           m.out(i, j, k) = m.a * m.u0(i, j, k) + m.b * (m.us(i, j, k) + m.dt * r);
         });
   else
-    for_each(
+    for_each_rows(
         "ns::momentum_penalised", space, KOKKOS_LAMBDA(long i, long j, long k) {
           const double r = momentum_tendency(m.v, C, Dim, sp, m.nu, m.force, i, j, k);
           const double drive =

@@ -61,6 +61,34 @@ void for_each(const std::string& label, const IndexSpace& space, const Functor& 
   Kokkos::parallel_for(label, policy(space), f);
 }
 
+/// for_each for stencil kernels whose written array aliases none of the arrays they read: on a
+/// host backend, the (j, k) rows in parallel and each row's i loop marked free of loop-carried
+/// dependences, which lets GCC vectorise 3D stencils whose many views defeat its run-time alias
+/// checks; on a device, for_each. The same values as for_each, bitwise (each point is computed
+/// alone). The caller guarantees that no point's write is read by another point.
+template <class Functor>
+void for_each_rows(const std::string& label, const IndexSpace& space, const Functor& f) {
+  if (space.empty())
+    return;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    const long i0 = space.begin[0], i1 = space.end[0];
+    Kokkos::parallel_for(
+        label,
+        Kokkos::MDRangePolicy<ExecutionSpace,
+                              Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>(
+            {space.begin[1], space.begin[2]}, {space.end[1], space.end[2]}),
+        [=](long j, long k) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+          for (long i = i0; i < i1; ++i)
+            f(i, j, k);
+        });
+  } else {
+    for_each(label, space, f);
+  }
+}
+
 /// Sums `f(i, j, k, double& acc)` over `space` on this rank (not collective).
 template <class Functor>
 double local_sum(const std::string& label, const IndexSpace& space, const Functor& f) {

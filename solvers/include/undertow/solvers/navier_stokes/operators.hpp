@@ -104,6 +104,11 @@ template <class S>
 KOKKOS_INLINE_FUNCTION double momentum_tendency(const Velocity& v, int c, int dim, const S& sp,
                                                 double nu, double force, long i, long j, long k) {
   double r = force;
+  // Unrolled, so that each direction's offsets and spacing are constants: in 3D GCC otherwise
+  // keeps the loop and its branches on d, and cannot vectorise the kernel.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
+#pragma GCC unroll 3
+#endif
   for (int d = 0; d < dim; ++d)
     r += -advection_term(v, c, d, sp, i, j, k) + nu * diffusion_term(v.u[c], c, d, sp, i, j, k);
   return r;
