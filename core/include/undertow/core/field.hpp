@@ -63,8 +63,8 @@ void for_each(const std::string& label, const IndexSpace& space, const Functor& 
 
 /// for_each for stencil kernels whose written array aliases none of the arrays they read: on a
 /// host backend, the (j, k) rows in parallel and each row's i loop marked free of loop-carried
-/// dependences, which lets GCC vectorise 3D stencils whose many views defeat its run-time alias
-/// checks; on a device, for_each. The same values as for_each, bitwise (each point is computed
+/// dependences, so that GCC vectorises it without run-time alias checks and a scalar fallback;
+/// on a device, for_each. The same values as for_each, bitwise (each point is computed
 /// alone). The caller guarantees that no point's write is read by another point.
 template <class Functor>
 void for_each_rows(const std::string& label, const IndexSpace& space, const Functor& f) {
