@@ -16,6 +16,7 @@
 namespace undertow {
 namespace jobs {
 
+using navier_stokes::kAdvectiveCourantLimit;
 using navier_stokes::NavierStokes;
 using navier_stokes::NavierStokesParams;
 using navier_stokes::TimeScheme;
@@ -94,7 +95,7 @@ void DivergenceGuard::require_bounded(const Simulation& sim) {
     // An unstable run can stay bounded for many steps (RK3-CN's implicit viscous terms keep it
     // bounded for good): its Courant number beyond the explicit advection's linear stability
     // limit sqrt 3 catches it.
-    const double limit = std::sqrt(3.0);
+    const double limit = kAdvectiveCourantLimit;
     if (m_last_courant > kUnstableCourantRatio * limit)
       throw CollectiveError(
           "the Navier-Stokes run diverged at step " + std::to_string(sim.step()) +

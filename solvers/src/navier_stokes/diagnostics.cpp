@@ -220,7 +220,7 @@ double linear_stability_dt(const NavierStokes& ns) {
   const auto umax = max_velocity(ns), ubc = max_boundary_velocity(ns);
   for (int c = 0; c < domain.dim(); ++c)
     advective += std::max(umax[c], ubc[c]) / domain.min_spacing(c);
-  return std::min(ns.stable_dt(1.0), advective > 0 ? std::sqrt(3.0) / advective : HUGE_VAL);
+  return std::min(ns.stable_dt(1.0), advective > 0 ? kAdvectiveCourantLimit / advective : HUGE_VAL);
 }
 
 std::string unstable_dt_warning(const NavierStokes& ns, double dt) {

@@ -70,7 +70,9 @@ template <class Functor>
 void for_each_rows(const std::string& label, const IndexSpace& space, const Functor& f) {
   if (space.empty())
     return;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+  // A host execution space (Serial, OpenMP), whatever memory space it defaults to: a CUDA build
+  // with UVM memory is host-accessible memory but a device execution space.
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
     const long i0 = space.begin[0], i1 = space.end[0];
     Kokkos::parallel_for(
         label,

@@ -35,6 +35,8 @@ std::array<double, 3> max_velocity(const NavierStokes& ns);
 std::array<double, 3> max_boundary_velocity(const NavierStokes& ns);
 /// Advective Courant number dt * max_c |u_c| / h_c summed over axes (dt [s]). Collective.
 double courant(const NavierStokes& ns, double dt);
+/// The linear stability limit of RK3 advection in the Courant number dt sum_c |u_c| / h_c: sqrt 3.
+constexpr double kAdvectiveCourantLimit = 1.7320508075688772;
 /// The largest fixed dt [s] inside the linear stability limit of the explicit parts of the
 /// scheme for the current field and the boundary velocities (a flow at rest reaches them within
 /// a step): the advective limit sqrt 3 / sum_c (u_c / h_c), and with the explicit scheme also the
