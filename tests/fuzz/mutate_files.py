@@ -53,7 +53,7 @@ progress_every = 0
 
 # The same cavity for a gradient with checkpoints on disk, long enough to be stopped by SIGTERM
 # in its reverse sweep.
-GRADIENT_SETTINGS = ["--set", "domain.cells=24,24", "--set", "time.t_end=1.0", "--set",
+GRADIENT_SETTINGS = ["--set", "domain.cells=16,16", "--set", "time.t_end=1.0", "--set",
                      "time.dt=0.01", "--set", "checkpoint.schedule=multistage", "--set",
                      "checkpoint.ram_slots=2", "--set", "checkpoint.disk_slots=3", "--set",
                      "checkpoint.resume_every=0", "--set", "adjoint.fields=false", "--set",
