@@ -21,8 +21,8 @@ void fill_value(Field& field, const IndexSpace& space, double value) {
 }
 
 void axpy(double a, const Field& x, Field& y) {
-  require(x.owned() == y.owned() && x.location() == y.location(),
-          "axpy: fields '" + x.name() + "' and '" + y.name() + "' have different layouts");
+  if (!(x.owned() == y.owned() && x.location() == y.location()))
+    throw Error("axpy: fields '" + x.name() + "' and '" + y.name() + "' have different layouts");
   const FieldView xv = x.view(), yv = y.view();
   for_each(
       "core::axpy", y.owned(),
@@ -30,8 +30,9 @@ void axpy(double a, const Field& x, Field& y) {
 }
 
 void copy(const Field& src, Field& dst) {
-  require(src.ghosted() == dst.ghosted() && src.location() == dst.location(),
-          "copy: fields '" + src.name() + "' and '" + dst.name() + "' have different layouts");
+  if (!(src.ghosted() == dst.ghosted() && src.location() == dst.location()))
+    throw Error("copy: fields '" + src.name() + "' and '" + dst.name() +
+                "' have different layouts");
   // A kernel, not Kokkos::deep_copy: in the step loops every deep_copy is a transfer between
   // host and device, which tests/mpi/test_device_residency.cpp counts.
   const FieldView s = src.view(), d = dst.view();

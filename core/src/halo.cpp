@@ -181,11 +181,12 @@ HaloPlan::~HaloPlan() {
 
 void HaloPlan::check_layout(const Field& field) const {
   const FieldLayout& l = field.layout();
-  require(l.location == m_layout.location && l.ghost == m_layout.ghost &&
-              l.extent == m_layout.extent && l.global_offset == m_layout.global_offset,
-          "halo plan for " + to_string(m_layout.location) + " with " +
-              std::to_string(m_layout.ghost) + " ghost layer(s) used on field '" + field.name() +
-              "' of another layout");
+  // Called on every fill: the message is built only when the check fails.
+  if (!(l.location == m_layout.location && l.ghost == m_layout.ghost &&
+        l.extent == m_layout.extent && l.global_offset == m_layout.global_offset))
+    throw Error("halo plan for " + to_string(m_layout.location) + " with " +
+                std::to_string(m_layout.ghost) + " ghost layer(s) used on field '" + field.name() +
+                "' of another layout");
 }
 
 std::vector<IndexSpace> HaloPlan::ghost_boxes() const {

@@ -30,8 +30,9 @@ double global_max_abs(const Communicator& comm, const Field& f) {
 }
 
 double global_dot(const Communicator& comm, const Field& a, const Field& b) {
-  require(a.owned() == b.owned(),
-          "global_dot: fields '" + a.name() + "' and '" + b.name() + "' have different layouts");
+  if (!(a.owned() == b.owned()))
+    throw Error("global_dot: fields '" + a.name() + "' and '" + b.name() +
+                "' have different layouts");
   const FieldView av = a.view(), bv = b.view();
   return comm.sum(local_sum(
       "core::dot", a.owned(),
@@ -39,8 +40,9 @@ double global_dot(const Communicator& comm, const Field& a, const Field& b) {
 }
 
 double global_dot_with_ghosts(const Communicator& comm, const Field& a, const Field& b) {
-  require(a.ghosted() == b.ghosted(), "global_dot_with_ghosts: fields '" + a.name() + "' and '" +
-                                          b.name() + "' have different layouts");
+  if (!(a.ghosted() == b.ghosted()))
+    throw Error("global_dot_with_ghosts: fields '" + a.name() + "' and '" + b.name() +
+                "' have different layouts");
   const FieldView av = a.view(), bv = b.view();
   return comm.sum(local_sum(
       "core::dot_with_ghosts", a.ghosted(),

@@ -4,6 +4,8 @@
 #include "undertow/core/log.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 
@@ -169,12 +171,21 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
     check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
     // Case options may choose another test or flags of the default one (which apply only while
     // KSPConvergedDefault itself is installed): they keep PETSc's.
-    if (spec.options.empty()) {
-      check_petsc(KSPConvergedDefaultCreate(&m_default_test), "KSPConvergedDefaultCreate");
-      check_petsc(KSPSetConvergenceTest(m_ksp, &PressurePoisson::converged, this, nullptr),
-                  "KSPSetConvergenceTest");
-    }
     check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
+    if (spec.options.empty()) {
+      // converged() makes the default test's decisions for CG with the preconditioned norm and
+      // the preconditioner on the left (CG's defaults, known once the KSP is set up); anything else
+      // keeps PETSc's test.
+      KSPNormType norm = KSP_NORM_DEFAULT;
+      PCSide side = PC_SIDE_DEFAULT;
+      check_petsc(KSPGetNormType(m_ksp, &norm), "KSPGetNormType");
+      check_petsc(KSPGetPCSide(m_ksp, &side), "KSPGetPCSide");
+      if (norm == KSP_NORM_PRECONDITIONED && side == PC_LEFT) {
+        check_petsc(VecDuplicate(m_b, m_preconditioned_b.out()), "VecDuplicate");
+        check_petsc(KSPSetConvergenceTest(m_ksp, &PressurePoisson::converged, this, nullptr),
+                    "KSPSetConvergenceTest");
+      }
+    }
   } catch (const Error& e) {
     // Every rank reads the same options, so every rank fails alike: a configuration error.
     // Without case options the failure is not theirs to name.
@@ -300,31 +311,42 @@ PetscErrorCode PressurePoisson::apply_multigrid(PC pc, Vec r, Vec z) {
 PetscErrorCode PressurePoisson::converged(KSP ksp, PetscInt n, PetscReal rnorm,
                                           KSPConvergedReason* reason, void* context) {
   auto* self = static_cast<PressurePoisson*>(context);
+  *reason = KSP_CONVERGED_ITERATING;
+  PetscReal rtol = 0, abstol = 0, dtol = 0;
+  PetscInt max_iterations = 0;
+  PetscErrorCode code = KSPGetTolerances(ksp, &rtol, &abstol, &dtol, &max_iterations);
+  if (code)
+    return code;
   if (n == 0) {
-    PetscReal rtol = 0, abstol = 0, dtol = 0;
-    PetscInt max_iterations = 0;
-    PetscErrorCode code = KSPGetTolerances(ksp, &rtol, &abstol, &dtol, &max_iterations);
-    if (code)
-      return code;
-    if (rnorm < abstol) { // false for a NaN, which the default then reports
+    if (rnorm < abstol) { // false for a NaN, which is reported below
       *reason = KSP_CONVERGED_ATOL;
       return 0;
     }
+    Vec b = nullptr;
+    PC pc = nullptr;
+    Vec z = self->m_preconditioned_b;
+    PetscReal reference = 0;
+    if ((code = KSPGetRhs(ksp, &b)) || (code = KSPGetPC(ksp, &pc)) || (code = PCApply(pc, b, z)))
+      return code;
+    if (self->m_null && (code = MatNullSpaceRemove(self->m_null, z)))
+      return code;
+    if ((code = VecNorm(z, NORM_2, &reference)))
+      return code;
+    self->m_reference_norm = reference == 0 ? rnorm : reference; // a zero b: |r_0|
+    self->m_tolerance = std::max(rtol * self->m_reference_norm, abstol);
   }
-  return KSPConvergedDefault(ksp, n, rnorm, reason, self->m_default_test);
+  if (std::isnan(rnorm) || std::isinf(rnorm))
+    *reason = KSP_DIVERGED_NANORINF;
+  else if (rnorm <= self->m_tolerance)
+    *reason = rnorm < abstol ? KSP_CONVERGED_ATOL : KSP_CONVERGED_RTOL;
+  else if (rnorm >= dtol * self->m_reference_norm)
+    *reason = KSP_DIVERGED_DTOL;
+  return 0;
 }
 
 PressurePoisson::~PressurePoisson() {
-  // The KSP is destroyed here, before the test's context it points to is freed (members would
-  // otherwise go only after this body); the context is ours to free.
+  // The KSP goes first: its convergence test points into this object.
   m_ksp.reset();
-  if (!m_default_test)
-    return;
-#if PETSC_VERSION_LT(3, 22, 0)
-  KSPConvergedDefaultDestroy(m_default_test);
-#else // the destroy functions take the context's address since PETSc 3.22
-  KSPConvergedDefaultDestroy(&m_default_test);
-#endif
 }
 
 PressurePoisson::HostView PressurePoisson::host_copy(const Field& f) {

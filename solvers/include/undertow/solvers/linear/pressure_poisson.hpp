@@ -123,11 +123,20 @@ class PressurePoisson {
   void setup_preconditioner(PC pc);
   /// PCSHELL callback: z = one multigrid V-cycle applied to r.
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
-  /// KSP convergence test: PETSc's default (KSPConvergedDefault, with m_default_test), except
-  /// that an initial residual already below the absolute tolerance stops the solve before the
-  /// default applies the preconditioner to b for its reference norm. The default would stop
-  /// there too (KSP_CONVERGED_ATOL), so the iterates and the decisions are the same; a solve
-  /// whose previous solution is still good enough costs one V-cycle instead of two.
+  /// KSP convergence test: the decisions of PETSc's default (KSPConvergedDefault) for CG with
+  /// the preconditioned norm and a nonzero initial guess, made here:
+  ///   - at the first iteration, an initial residual already below the absolute tolerance stops
+  ///     the solve (KSP_CONVERGED_ATOL, as the default would), before the reference norm costs a
+  ///     V-cycle: a solve whose previous solution is still good enough costs one V-cycle, not two;
+  ///   - otherwise the reference is |B b| (B b with the null space removed, as KSP's own
+  ///     preconditioner application does), and the tolerance max(rtol |B b|, atol), or |r_0|
+  ///     for a zero b: the default's arithmetic, so the iterates and decisions are the same bits.
+  ///     The default allocates the vector for B b at every solve and frees it; over a gradient of
+  ///     10^5 steps those allocations fragmented the heap (its peak grew with the horizon,
+  ///     docs/performance.md). Here it is m_preconditioned_b, kept.
+  /// Then: a NaN or Inf residual diverges (KSP_DIVERGED_NANORINF), one below the tolerance
+  /// converges (ATOL if below atol, else RTOL), one at or above dtol times the reference
+  /// diverges (KSP_DIVERGED_DTOL). Installed only where case options leave PETSc's test alone.
   static PetscErrorCode converged(KSP ksp, PetscInt n, PetscReal rnorm, KSPConvergedReason* reason,
                                   void* context);
   /// Whether spec.krylov (or Auto on a device, where nothing asks for PETSc) chooses the
@@ -157,7 +166,8 @@ class PressurePoisson {
   std::unique_ptr<FieldCG> m_field_cg; ///< the Kokkos CG, where it is chosen
   Field m_field_b, m_field_x;          ///< its right-hand side and unknown, laid out as the MG's
   std::string m_pc_failure;            ///< what went wrong inside the PCSHELL callback
-  void* m_default_test = nullptr;      ///< KSPConvergedDefault's context, for converged()
+  PetscHandle<Vec, VecDestroy> m_preconditioned_b; ///< B b, for converged()'s reference norm
+  double m_reference_norm = 0, m_tolerance = 0;    ///< |B b| and the tolerance of this solve
   bool m_options_checked = false;
   /// Throws ConfigError naming the options of pressure.petsc_options that nothing read.
   /// Collective in effect (every rank has the same options).
