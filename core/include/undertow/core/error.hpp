@@ -38,7 +38,16 @@ class Stopped : public CollectiveError {
 };
 
 /// Throws Error(message) when `condition` is false. For checks that hold in release builds too.
+/// The message is an argument, built before the call: where a check runs at every step or
+/// iteration, test the condition first and build a composed message only when it fails.
 inline void require(bool condition, const std::string& message) {
+  if (!condition)
+    throw Error(message);
+}
+
+/// The same for a literal message: no std::string is made unless the check fails (a literal
+/// of more than 15 characters would otherwise be a heap allocation at every call).
+inline void require(bool condition, const char* message) {
   if (!condition)
     throw Error(message);
 }
