@@ -41,7 +41,8 @@ run)
 gradient)
   # Checkpoints on disk and a resume record after every adjoint step: a part that starts does
   # not first rebuild its checkpoints from x_0, so every part gets on. 60 steps (the case
-  # has 150): still 3 parts, with checkpoints on disk to resume from.
+  # has 150): the parts still stop inside the reverse sweep and resume from checkpoints on
+  # disk.
   settings=(--set time.t_end=0.3 --set checkpoint.schedule=multistage --set checkpoint.ram_slots=2
             --set checkpoint.disk_slots=4 --set checkpoint.resume_every=0
             --set adjoint.fields=false --set output.progress_every=25)

@@ -169,13 +169,11 @@ PressurePoisson::PressurePoisson(const Domain& domain, const PoissonSpec& spec)
   const auto active = m_options.activate();
   try {
     check_petsc(KSPSetFromOptions(m_ksp), "KSPSetFromOptions");
-    // Case options may choose another test or flags of the default one (which apply only while
-    // KSPConvergedDefault itself is installed): they keep PETSc's.
     check_petsc(KSPSetUp(m_ksp), "KSPSetUp");
+    // converged() makes the default test's decisions for CG with the preconditioned norm and the
+    // preconditioner on the left (CG's defaults, known once the KSP is set up). Case options may
+    // choose another test, or flags of the default one, and anything else keeps PETSc's test.
     if (spec.options.empty()) {
-      // converged() makes the default test's decisions for CG with the preconditioned norm and
-      // the preconditioner on the left (CG's defaults, known once the KSP is set up); anything else
-      // keeps PETSc's test.
       KSPNormType norm = KSP_NORM_DEFAULT;
       PCSide side = PC_SIDE_DEFAULT;
       check_petsc(KSPGetNormType(m_ksp, &norm), "KSPGetNormType");
