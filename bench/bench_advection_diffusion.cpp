@@ -73,11 +73,10 @@ Row measure(const Communicator& comm, int dim, long n, long steps) {
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  {
-    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
-    const Communicator comm(MPI_COMM_WORLD);
-    const long steps = argc > 1 ? std::atol(argv[1]) : 20;
+  const bench::Session session(argc, argv);
+  return session.run("bench_advection_diffusion", [&] {
+    const Communicator& comm = session.comm();
+    const long steps = static_cast<long>(session.number(1, 20));
     const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);
     if (comm.is_root()) {
       std::printf("advection-diffusion step benchmark: %d rank(s), Kokkos %s, %ld steps\n",
@@ -94,7 +93,5 @@ int main(int argc, char** argv) {
                     r.cells, 1e3 * r.step_s, 1e3 * r.tendency_s, 1e3 * r.update_s, 1e3 * r.halo_s,
                     1e3 * r.other_s, r.mcups, r.gbs, 100.0 * r.gbs / triad);
     }
-  }
-  MPI_Finalize();
-  return 0;
+  });
 }

@@ -69,6 +69,7 @@ void run(const Communicator& comm, long steps, int ram, int disk, const std::str
   // and its open file, x_0's checkpoint).
   driver.gradient(m, StepSizes(2, dt));
   const double base = comm.max(bench::peak_rss_mib());
+  const bench::HeapFigures heap_base = bench::heap_figures();
   double state = 0, tape = 0;
   {
     NavierStokes ns(d, m.flow);
@@ -87,6 +88,7 @@ void run(const Communicator& comm, long steps, int ram, int disk, const std::str
   const Gradient g = driver.gradient(m, StepSizes(steps, dt)); // a few bytes for any horizon
   const double total = comm.max(bench::seconds_since(t0));
   const double peak = comm.max(bench::peak_rss_mib());
+  const bench::HeapFigures heap_end = bench::heap_figures();
   const double store_all = base + double(steps) * tape / kMiB;
   const double goal = base + (slots + 3) * state / kMiB;
   const double written = comm.sum(g.bytes_written), read = comm.sum(g.bytes_read);
@@ -100,6 +102,10 @@ void run(const Communicator& comm, long steps, int ram, int disk, const std::str
               peak, store_all, store_all / peak, goal, peak <= goal ? "met" : "NOT met");
   std::printf("  above the base %8.1f MiB = %.2f states (s + 3 = %d)\n", peak - base,
               (peak - base) * kMiB / state, slots + 3);
+  std::printf("heap (rank 0)    %10.2f MiB main heap, %.2f MiB mapped, %.2f MiB in use after the "
+              "gradient; after the base %.2f, %.2f, %.2f\n",
+              heap_end.arena, heap_end.mapped, heap_end.in_use, heap_base.arena, heap_base.mapped,
+              heap_base.in_use);
   std::printf("recomputation    %10ld steps, factor %.3f forward runs in all; formula 1 + t(l, "
               "s) / l = %.3f (t = %ld)\n",
               g.recomputed_steps, 1.0 + double(g.recomputed_steps) / steps,
@@ -120,8 +126,9 @@ void run(const Communicator& comm, long steps, int ram, int disk, const std::str
 
 int main(int argc, char** argv) {
   const bench::Session session(argc, argv);
-  run(session.comm(), static_cast<long>(session.number(1, 10000)),
-      static_cast<int>(session.number(2, 16)), static_cast<int>(session.number(3, 4)),
-      session.text(4, "."), static_cast<long>(session.number(5, 128)));
-  return 0;
+  return session.run("bench_checkpointing", [&] {
+    run(session.comm(), static_cast<long>(session.number(1, 10000)),
+        static_cast<int>(session.number(2, 16)), static_cast<int>(session.number(3, 4)),
+        session.text(4, "."), static_cast<long>(session.number(5, 128)));
+  });
 }

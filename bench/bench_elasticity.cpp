@@ -9,6 +9,7 @@
 //
 //   mpiexec -n R build/bin/bench_elasticity [topology iterations, default 5]
 
+#include "bench_support.hpp"
 #include "undertow/core/threads.hpp"
 #include "undertow/optimisation/topology_optimisation.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
@@ -114,12 +115,10 @@ void measure_topology(const Communicator& comm, long nx, long ny, int iterations
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  {
-    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
-    const linear::PetscSession petsc(MPI_COMM_WORLD);
-    const Communicator comm(MPI_COMM_WORLD);
-    const int iterations = argc > 1 ? std::atoi(argv[1]) : 5;
+  const bench::Session session(argc, argv);
+  return session.run("bench_elasticity", [&] {
+    const Communicator& comm = session.comm();
+    const int iterations = static_cast<int>(session.number(1, 5));
     if (comm.is_root()) {
       std::printf("Elasticity benchmark: %d rank(s), Kokkos %s\n\n", comm.size(),
                   ExecutionSpace::name());
@@ -140,7 +139,5 @@ int main(int argc, char** argv) {
     }
     for (long m : {2L, 4L, 8L})
       measure_topology(comm, 60 * m, 20 * m, iterations);
-  }
-  MPI_Finalize();
-  return 0;
+  });
 }

@@ -166,9 +166,10 @@ int main(int argc, char** argv) {
                   "steps", "forward s", "fwd+tape s", "reverse s", "ratio", "its fwd", "its rev",
                   "tapes", "solver", "tapes/sol", "RSS fwd", "RSS grad");
     }
-    measure(comm, 8, steps, repeats, scheme);
-    measure(comm, 16, steps, repeats, scheme);
-    measure(comm, 16, steps, repeats, scheme, true);
+    return session.run("bench_gradient", [&] {
+      measure(comm, 8, steps, repeats, scheme);
+      measure(comm, 16, steps, repeats, scheme);
+      measure(comm, 16, steps, repeats, scheme, true);
+    });
   }
-  return 0;
 }

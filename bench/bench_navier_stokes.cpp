@@ -72,7 +72,7 @@ void measure(const Communicator& comm, int dim, long n, long steps, double triad
 
 int main(int argc, char** argv) {
   const bench::Session session(argc, argv);
-  {
+  return session.run("bench_navier_stokes", [&] {
     const Communicator& comm = session.comm();
     const long steps = static_cast<long>(session.number(1, 20));
     const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);
@@ -94,6 +94,5 @@ int main(int argc, char** argv) {
       measure(comm, 3, 32, steps, triad, krylov);
       measure(comm, 3, 64, std::max(2L, steps / 2), triad, krylov);
     }
-  }
-  return 0;
+  });
 }

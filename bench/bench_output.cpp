@@ -103,7 +103,7 @@ void measure(const Communicator& comm, int dim, long n, const std::string& dir) 
 
 int main(int argc, char** argv) {
   const bench::Session session(argc, argv);
-  {
+  return session.run("bench_output", [&] {
     const Communicator& comm = session.comm();
     const std::string dir = session.text(1, ".");
     if (comm.is_root()) {
@@ -114,6 +114,5 @@ int main(int argc, char** argv) {
     }
     measure(comm, 2, 512, dir);
     measure(comm, 3, 128, dir);
-  }
-  return 0;
+  });
 }

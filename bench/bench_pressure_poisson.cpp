@@ -21,6 +21,7 @@
 // With `mg`, BoomerAMG is left out (its columns show -): for many oversubscribed ranks, where
 // the multigrid's iterations and levels are what is measured.
 
+#include "bench_support.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/reductions.hpp"
 #include "undertow/core/stretching.hpp"
@@ -203,14 +204,12 @@ std::string measure(const Communicator& comm, Grid grid, int reps, bool with_amg
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  {
-    const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);
-    const PetscSession petsc(MPI_COMM_WORLD);
-    const Communicator comm(MPI_COMM_WORLD);
-    const int reps = argc > 1 ? std::atoi(argv[1]) : 3;
-    const bool with_amg = !(argc > 2 && std::string(argv[2]) == "mg");
-    const std::string only = argc > 3 ? argv[3] : "";
+  const bench::Session session(argc, argv);
+  return session.run("bench_pressure_poisson", [&] {
+    const Communicator& comm = session.comm();
+    const int reps = static_cast<int>(session.number(1, 3));
+    const bool with_amg = session.text(2, "") != "mg";
+    const std::string only = session.text(3, "");
     if (comm.is_root()) {
       std::printf("Pressure Poisson benchmark (rtol 1e-10 from zero): %d rank(s), "
                   "Kokkos %s, best of %d\n\n",
@@ -248,7 +247,5 @@ int main(int argc, char** argv) {
       for (const std::string& h : hierarchies)
         std::printf("  %s\n", h.c_str());
     }
-  }
-  MPI_Finalize();
-  return 0;
+  });
 }

@@ -3,6 +3,7 @@
 // the process's peak memory, and the cylinder-in-a-channel flow of the gradient benchmarks.
 
 #include "undertow/core/communicator.hpp"
+#include "undertow/core/error.hpp"
 #include "undertow/core/field.hpp"
 #include "undertow/core/threads.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
@@ -11,10 +12,15 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <mpi.h>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace undertow {
 namespace bench {
@@ -56,6 +62,24 @@ inline double peak_rss_mib() {
   return 0;
 }
 
+/// This process's heap as glibc's allocator sees it now [MiB]: what it holds in its main heap
+/// (`arena`, resident once touched), in separate mappings (`mapped`, blocks above the mmap
+/// threshold) and what of both is in use. A heap that grows while `in_use` does not is
+/// fragmentation. All zero where the C library is not glibc 2.33 or later. Not collective.
+struct HeapFigures {
+  double arena = 0, mapped = 0, in_use = 0;
+};
+inline HeapFigures heap_figures() {
+  HeapFigures h;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const struct mallinfo2 m = mallinfo2();
+  h.arena = double(m.arena) / 1048576.0;
+  h.mapped = double(m.hblkhd) / 1048576.0;
+  h.in_use = double(m.uordblks + m.hblkhd) / 1048576.0;
+#endif
+  return h;
+}
+
 /// MPI, Kokkos and PETSc for the lifetime of a benchmark (in this order, ended in reverse), and
 /// its command-line arguments. Collective.
 class Session {
@@ -70,6 +94,28 @@ class Session {
   }
   std::string text(int i, const std::string& fallback) const {
     return i < m_argc ? m_argv[i] : fallback;
+  }
+  /// Runs the benchmark's body and gives main()'s exit status: 0, or 1 with the error named on
+  /// stderr if it throws (a diverged flow, a full disk) instead of an uncaught exception's
+  /// abort. An error raised on every rank (CollectiveError) is printed once and the ranks end
+  /// together; one raised on a single rank aborts them all, since the others would wait for it.
+  /// Collective.
+  int run(const std::string& name, const std::function<void()>& body) const {
+    try {
+      body();
+      return 0;
+    } catch (const CollectiveError& e) {
+      if (m_comm.is_root())
+        std::fprintf(stderr, "%s: error: %s\n", name.c_str(), e.what());
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: error on rank %d: %s\n%s: aborting all ranks\n", name.c_str(),
+                   m_comm.rank(), e.what(), name.c_str());
+      std::fflush(stdout);
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+      return 1;
+    }
   }
 
  private:
