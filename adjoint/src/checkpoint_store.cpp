@@ -92,67 +92,99 @@ void Hdf5CheckpointStore::reserve(int slot, const Snapshot& prototype) {
   m_prototypes[slot] = p;
 }
 
-void Hdf5CheckpointStore::pack(int slot, const Snapshot& s, std::vector<double>& values) const {
+const Hdf5CheckpointStore::Prototype& Hdf5CheckpointStore::prototype(int slot,
+                                                                     const Snapshot* s) const {
   const auto it = m_prototypes.find(slot);
   if (it == m_prototypes.end())
     throw Error("checkpoint slot " + std::to_string(slot) + " was not reserved in " + m_path);
   const Prototype& p = it->second;
-  bool same = p.fields.size() == s.fields.size() && p.numbers.size() == s.numbers.size();
-  for (std::size_t i = 0; same && i < s.fields.size(); ++i)
-    same = s.fields[i].second.view().span() == p.spans[i];
-  for (auto a = p.numbers.begin(), b = s.numbers.begin(); same && a != p.numbers.end(); ++a, ++b)
+  if (!s)
+    return p;
+  bool same = p.fields.size() == s->fields.size() && p.numbers.size() == s->numbers.size();
+  for (std::size_t i = 0; same && i < s->fields.size(); ++i)
+    same = s->fields[i].second.view().span() == p.spans[i];
+  for (auto a = p.numbers.begin(), b = s->numbers.begin(); same && a != p.numbers.end(); ++a, ++b)
     same = a->first == b->first;
   if (!same)
     throw Error("a snapshot saved to checkpoint slot " + std::to_string(slot) +
                 " is not shaped like the slot's prototype");
-  values.clear();
-  values.reserve(p.values);
-  for (const auto& f : s.fields) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.second.view());
-    values.insert(values.end(), host.data(), host.data() + host.span());
+  return p;
+}
+
+namespace {
+
+/// Whether the host reaches the fields' memory (Serial, OpenMP; not CUDA or HIP devices).
+constexpr bool kHostFields = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+/// A field's whole local array seen in host memory at `data`.
+using HostArray =
+    Kokkos::View<double***, FieldLayoutTag, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+HostArray host_array(double* data, const FieldView& v) {
+  return HostArray(data, v.extent(0), v.extent(1), v.extent(2));
+}
+
+} // namespace
+
+void Hdf5CheckpointStore::lay_out_pieces(const std::vector<std::pair<std::string, Field>>& fields,
+                                         bool stage) const {
+  m_pieces.clear();
+  std::size_t staged = 0;
+  if (!kHostFields) {
+    for (const auto& f : fields)
+      staged += f.second.view().span();
+    m_staging.resize(staged);
+    staged = 0;
   }
-  // Numbers are per rank too (partial sums of a gradient differ between ranks).
-  for (const auto& kv : s.numbers)
-    values.push_back(kv.second);
+  for (const auto& f : fields) {
+    const FieldView& v = f.second.view();
+    double* data = v.data();
+    if (!kHostFields) {
+      data = m_staging.data() + staged;
+      staged += v.span();
+      if (stage)
+        Kokkos::deep_copy(host_array(data, v), v);
+    }
+    m_pieces.push_back({data, v.span()});
+  }
+  m_pieces.push_back({m_numbers.data(), m_numbers.size()});
 }
 
 void Hdf5CheckpointStore::save(int slot, const Snapshot& s) {
-  pack(slot, s, m_transfer);
-  m_file->write(slot, s.step, m_transfer);
+  prototype(slot, &s);
+  // Numbers are per rank too (partial sums of a gradient differ between ranks).
+  m_numbers.clear();
+  for (const auto& kv : s.numbers)
+    m_numbers.push_back(kv.second);
+  lay_out_pieces(s.fields, true);
+  m_file->write(slot, s.step, m_pieces);
   m_used[slot] = s.step;
 }
 
 const Snapshot& Hdf5CheckpointStore::load(int slot) const {
-  const auto it = m_prototypes.find(slot);
-  if (it == m_prototypes.end())
-    throw Error("checkpoint slot " + std::to_string(slot) + " was not reserved in " + m_path);
-  std::vector<double>& values = m_transfer;
-  const long step = m_file->read(slot, values);
-  const Prototype& p = it->second;
+  const Prototype& p = prototype(slot, nullptr);
   Snapshot& out = m_buffers[p.values];
   if (out.fields.size() != p.fields.size())
     for (const auto& f : p.fields)
       out.fields.emplace_back(f.first, Field(f.second, "checkpoint_load_" + f.first, false));
   for (std::size_t i = 0; i < p.fields.size(); ++i)
     out.fields[i].first = p.fields[i].first;
-  out.step = step;
-  std::size_t offset = 0;
-  for (auto& f : out.fields) {
-    auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), f.second.view());
-    std::copy(values.begin() + static_cast<long>(offset),
-              values.begin() + static_cast<long>(offset + host.span()), host.data());
-    offset += host.span();
-    Kokkos::deep_copy(f.second.view(), host);
-  }
+  m_numbers.resize(p.numbers.size());
+  lay_out_pieces(out.fields, false);
+  out.step = m_file->read(slot, m_pieces);
+  if (!kHostFields)
+    for (std::size_t i = 0; i < out.fields.size(); ++i) {
+      const FieldView& v = out.fields[i].second.view();
+      Kokkos::deep_copy(v, host_array(m_pieces[i].data, v));
+    }
   out.numbers = p.numbers;
   std::size_t i = 0;
   for (auto& kv : out.numbers)
-    kv.second = values.at(offset + i++);
+    kv.second = m_numbers.at(i++);
   return out;
 }
 
 double Hdf5CheckpointStore::bytes() const {
-  double b = 0;
+  double b = 8.0 * double(m_staging.capacity());
   for (const auto& kv : m_buffers)
     b += 8.0 * double(kv.first);
   return b;

@@ -62,21 +62,44 @@ herr_t transfer(bool write, hid_t set, hid_t type, hid_t properties, int rank, h
   return status;
 }
 
+/// Transfers this rank's part of a slot's values, piece after piece, from offset `offset` of
+/// the dataset; returns whether a transfer failed, and the part's checksum in `sum`. Every rank
+/// makes as many transfers as it has pieces (the same number on all ranks).
+bool transfer_pieces(bool write, hid_t set, hid_t properties, hsize_t offset,
+                     const std::vector<SlotPiece>& pieces, std::uint64_t& sum) {
+  bool failed = false;
+  std::size_t position = 0;
+  sum = 0;
+  for (const SlotPiece& p : pieces) {
+    failed |= transfer(write, set, H5T_NATIVE_DOUBLE, properties, 1, offset + position, p.size,
+                       p.data) < 0;
+    sum += values_checksum(p.data, p.size, position);
+    position += p.size;
+  }
+  return failed;
+}
+
+std::size_t total_size(const std::vector<SlotPiece>& pieces) {
+  std::size_t n = 0;
+  for (const SlotPiece& p : pieces)
+    n += p.size;
+  return n;
+}
+
 } // namespace
 
-std::uint64_t values_checksum(const double* values, std::size_t n) {
+std::uint64_t values_checksum(const double* values, std::size_t n, std::size_t first) {
   std::uint64_t sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t bits = 0;
     std::memcpy(&bits, values + i, sizeof bits);
-    sum += mix64(bits ^ mix64(i + 0x9e3779b97f4a7c15ULL));
+    sum += mix64(bits ^ mix64(first + i + 0x9e3779b97f4a7c15ULL));
   }
   return sum;
 }
 
-std::uint64_t slot_checksum(long long step, const std::vector<double>& values) {
-  return values_checksum(values.data(), values.size()) ^
-         mix64(static_cast<std::uint64_t>(step) ^ 0x632be59bd9b4e019ULL);
+std::uint64_t slot_checksum(long long step, std::uint64_t values_sum) {
+  return values_sum ^ mix64(static_cast<std::uint64_t>(step) ^ 0x632be59bd9b4e019ULL);
 }
 
 struct SlotFile::Handles {
@@ -226,10 +249,11 @@ void SlotFile::reserve(int slot, std::size_t values) {
   m_h->slots[slot] = shape;
 }
 
-void SlotFile::write(int slot, long step, const std::vector<double>& values) {
+void SlotFile::write(int slot, long step, const std::vector<SlotPiece>& pieces) {
   const auto start = std::chrono::steady_clock::now();
   const auto it = m_h->slots.find(slot);
-  if (it == m_h->slots.end() || it->second.count != values.size())
+  const std::size_t size = total_size(pieces);
+  if (it == m_h->slots.end() || it->second.count != size)
     throw Error(format("SlotFile::write: slot %.0f was not reserved with this size", slot));
   const SlotShape& shape = it->second;
   const std::string group = group_of(slot);
@@ -241,43 +265,43 @@ void SlotFile::write(int slot, long step, const std::vector<double>& values) {
   // The state must be marked incomplete on disk before any value changes.
   H5Fflush(m_h->file, H5F_SCOPE_GLOBAL);
   // (An empty dataset takes no transfer: HDF5 refuses selections in it.)
+  std::uint64_t values_sum = 0;
   if (shape.total > 0)
-    bad |= transfer(true, v, H5T_NATIVE_DOUBLE, m_h->transfer, 1, shape.offset, shape.count,
-                    const_cast<double*>(values.data())) < 0;
+    bad |= transfer_pieces(true, v, m_h->transfer, shape.offset, pieces, values_sum);
   H5Fflush(m_h->file, H5F_SCOPE_GLOBAL);
-  const std::uint64_t sum = slot_checksum(step, values);
+  const std::uint64_t sum = slot_checksum(step, values_sum);
   state[0] = step;
   std::memcpy(&state[1], &sum, sizeof sum);
   bad |= transfer(true, s, H5T_NATIVE_LLONG, m_h->transfer, 2, rank, 1, state) < 0;
   H5Dclose(v);
   H5Dclose(s);
   bad |= H5Fflush(m_h->file, H5F_SCOPE_GLOBAL) < 0;
-  m_written += 8.0 * double(values.size());
+  m_written += 8.0 * double(size);
   m_seconds += seconds_since(start);
   if (m_comm.max(bad) > 0)
     throw CollectiveError(format("writing checkpoint slot %.0f to ", slot) + m_path +
                           " failed (disk full or quota?)");
 }
 
-long SlotFile::read(int slot, std::vector<double>& values) const {
+long SlotFile::read(int slot, const std::vector<SlotPiece>& pieces) const {
   const auto start = std::chrono::steady_clock::now();
   const auto it = m_h->slots.find(slot);
-  if (it == m_h->slots.end())
-    throw Error(format("SlotFile::read: slot %.0f was not reserved", slot));
+  const std::size_t size = total_size(pieces);
+  if (it == m_h->slots.end() || it->second.count != size)
+    throw Error(format("SlotFile::read: slot %.0f was not reserved with this size", slot));
   const SlotShape& shape = it->second;
-  values.resize(shape.count);
   const std::string group = group_of(slot);
   const hid_t v = H5Dopen2(m_h->file, (group + "/values").c_str(), H5P_DEFAULT);
   const hid_t s = H5Dopen2(m_h->file, (group + "/state").c_str(), H5P_DEFAULT);
   const auto rank = static_cast<hsize_t>(m_comm.rank());
   long long state[2] = {-1, 0};
   long long failed = transfer(false, s, H5T_NATIVE_LLONG, m_h->transfer, 2, rank, 1, state) < 0;
+  std::uint64_t values_sum = 0;
   if (shape.total > 0)
-    failed |= transfer(false, v, H5T_NATIVE_DOUBLE, m_h->transfer, 1, shape.offset, shape.count,
-                       values.data()) < 0;
+    failed |= transfer_pieces(false, v, m_h->transfer, shape.offset, pieces, values_sum);
   H5Dclose(v);
   H5Dclose(s);
-  m_read += 8.0 * double(values.size());
+  m_read += 8.0 * double(size);
   m_seconds += seconds_since(start);
   if (m_comm.max(failed) > 0)
     throw CollectiveError(format("reading checkpoint slot %.0f from ", slot) + m_path +
@@ -285,7 +309,7 @@ long SlotFile::read(int slot, std::vector<double>& values) const {
   if (m_comm.max(static_cast<long long>(state[0] < 0)) > 0)
     throw CollectiveError(format("checkpoint slot %.0f in ", slot) + m_path +
                           " is empty or was being written when the run stopped");
-  const std::uint64_t sum = slot_checksum(state[0], values);
+  const std::uint64_t sum = slot_checksum(state[0], values_sum);
   std::uint64_t stored = 0;
   std::memcpy(&stored, &state[1], sizeof stored);
   const long long corrupted = m_comm.sum(static_cast<long long>(sum != stored));

@@ -1,7 +1,8 @@
 // Checkpointed gradients: every schedule (revolve, online, multistage) and store (memory, HDF5)
 // gives bitwise the store-all gradient over 200 steps; a run stopped in its forward or reverse
 // sweep resumes from its HDF5 file to bitwise the same gradient, also when it is stopped by
-// SIGTERM and resumed three times in a row; a corrupted slot is detected.
+// SIGTERM and resumed three times in a row; a corrupted slot is detected; the HDF5 store's
+// slots round-trip bitwise without a buffer of the whole snapshot.
 // Run at 1 and 2 ranks.
 
 #include "gradient_cases.hpp"
@@ -9,7 +10,9 @@
 #include "undertow/core/reductions.hpp"
 #include "undertow/io/slot_file.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -335,6 +338,59 @@ TEST(CheckpointFile, ASecondRunIsRefusedWhileTheFirstHoldsTheFile) {
     EXPECT_FALSE(exists(path + ".lock"));
     std::remove(path.c_str());
   }
+}
+
+TEST(CheckpointFile, SlotsRoundTripBitwiseWithoutABufferOfTheWholeSnapshot) {
+  // A slot's part is written from the fields' own memory and read into the load buffer's fields
+  // piece by piece, with the checksum summed over the pieces: the store holds its load buffer
+  // and, for device fields only, a host staging buffer of one snapshot.
+  const std::string path = file_name("pieces");
+  const Domain d(world(), channel_domain(process_grids(2, world().size()).back()));
+  Snapshot s;
+  s.step = 17;
+  std::size_t span = 0;
+  for (const char* name : {"u", "v", "p"}) {
+    Field f(d, std::string(name) == "p" ? Location::Cell : Location::FaceX, 1, name);
+    auto host = Kokkos::create_mirror_view(f.view());
+    for (std::size_t i = 0; i < host.span(); ++i) // distinct on every rank and position
+      host.data()[i] = std::sin(1.0 + double(i) + 1000.0 * world().rank()) * 1e3;
+    Kokkos::deep_copy(f.view(), host);
+    span += host.span();
+    s.fields.emplace_back(name, f);
+  }
+  s.numbers = {{"time", 0.125}, {"objective", -3.5 - world().rank()}};
+  {
+    Hdf5CheckpointStore store(world(), path, false);
+    store.reserve(3, s);
+    store.save(3, s);
+    const Snapshot& back = store.load(3);
+    EXPECT_EQ(back.step, 17);
+    EXPECT_EQ(back.numbers, s.numbers);
+    ASSERT_EQ(back.fields.size(), s.fields.size());
+    for (std::size_t k = 0; k < s.fields.size(); ++k) {
+      const auto a =
+          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.fields[k].second.view());
+      const auto b =
+          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back.fields[k].second.view());
+      EXPECT_EQ(back.fields[k].first, s.fields[k].first);
+      ASSERT_EQ(a.span(), b.span());
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), 8 * a.span()), 0) << s.fields[k].first;
+    }
+    const double load_buffer = 8.0 * double(span + s.numbers.size());
+    const bool host_fields = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+    EXPECT_EQ(store.bytes(), host_fields ? load_buffer : 2 * load_buffer - 8.0 * s.numbers.size());
+    store.remove_file();
+  }
+  // The checksums of consecutive pieces add up to the whole's.
+  std::vector<double> values(1000);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = std::cos(double(i));
+  EXPECT_EQ(io::values_checksum(values.data(), 1000),
+            io::values_checksum(values.data(), 300) +
+                io::values_checksum(values.data() + 300, 700, 300));
+  EXPECT_NE(io::values_checksum(values.data(), 1000),
+            io::values_checksum(values.data(), 300) +
+                io::values_checksum(values.data() + 300, 700));
 }
 
 TEST_F(CheckpointedGradient, ImpossibleSettingsAreRefusedWithTheFix) {

@@ -71,6 +71,11 @@ class MemoryCheckpointStore : public CheckpointStore {
 /// is bitwise the saved one; the file is tied to the rank count that wrote it. The file stays
 /// when the store is destroyed (a failed or killed run can resume from it); remove_file() ends
 /// it after a successful run.
+///
+/// Memory: where the host can reach the fields (Serial, OpenMP), a save writes each field from
+/// its own memory and a load reads into the load buffer's fields directly, so the store holds
+/// nothing but its load buffers. Device fields go through a host staging buffer of one snapshot
+/// (host memory, not device memory).
 class Hdf5CheckpointStore : public CheckpointStore {
  public:
   /// Creates `path` (resume = false) or opens it to resume a run. Collective.
@@ -88,7 +93,8 @@ class Hdf5CheckpointStore : public CheckpointStore {
   void erase(int slot) override { m_used.erase(slot); }
   bool has(int slot) const override { return m_used.count(slot) > 0; }
   int capacity() const override { return static_cast<int>(m_prototypes.size()); }
-  /// Memory of the load buffers on this rank (the slots themselves are on disk).
+  /// Memory of the load buffers and the staging buffer on this rank (the slots themselves are
+  /// on disk).
   double bytes() const override;
   /// The step the file holds in `slot` (-1: none, or incomplete), without reading it; marks
   /// the slot as in use if it holds one. For resuming. Collective.
@@ -98,8 +104,6 @@ class Hdf5CheckpointStore : public CheckpointStore {
   const io::SlotFile& file() const { return *m_file; }
 
  private:
-  /// Packs a snapshot's fields (whole local arrays) and numbers (the prototype's order).
-  void pack(int slot, const Snapshot& s, std::vector<double>& values) const;
   /// What a slot holds: field names and layouts, number names (no memory).
   struct Prototype {
     std::vector<std::pair<std::string, FieldLayout>> fields;
@@ -107,6 +111,12 @@ class Hdf5CheckpointStore : public CheckpointStore {
     std::map<std::string, double> numbers;
     std::size_t values = 0; ///< doubles in all
   };
+  /// The prototype of `slot`; throws Error if the slot was not reserved or if `s` is given and
+  /// not shaped like it.
+  const Prototype& prototype(int slot, const Snapshot* s) const;
+  /// Sets m_pieces to the fields' whole local arrays (host-accessible memory: the fields' own,
+  /// else the staging buffer, filled from them if `stage`) and then m_numbers.
+  void lay_out_pieces(const std::vector<std::pair<std::string, Field>>& fields, bool stage) const;
   const Communicator& m_comm;
   std::string m_path;
   std::unique_ptr<io::SlotFile> m_file;
@@ -115,9 +125,10 @@ class Hdf5CheckpointStore : public CheckpointStore {
   /// makes the resume records' one).
   mutable std::map<std::size_t, Snapshot> m_buffers;
   std::map<int, long> m_used; ///< slots in use, and their steps
-  /// This rank's values of the slot being written or read, kept from one transfer to the next
-  /// (no allocation per save or load).
-  mutable std::vector<double> m_transfer;
+  /// The pieces of the slot being written or read, the numbers' values and (device fields only)
+  /// the staging buffer: kept from one transfer to the next (no allocation per save or load).
+  mutable std::vector<io::SlotPiece> m_pieces;
+  mutable std::vector<double> m_numbers, m_staging;
 };
 
 /// Multistage checkpointing: each slot in memory or on disk, as place_in_memory() decided.

@@ -26,6 +26,15 @@
 namespace undertow {
 namespace io {
 
+/// A run of doubles in this rank's memory, host-accessible: one piece of this rank's part of a
+/// slot (a field's whole local array, or a snapshot's numbers). The pieces of a part follow one
+/// another in the slot, so a part is written from and read into its owners' memory directly,
+/// without a buffer of the whole part.
+struct SlotPiece {
+  double* data = nullptr;
+  std::size_t size = 0;
+};
+
 class SlotFile {
  public:
   enum class Mode {
@@ -46,13 +55,14 @@ class SlotFile {
   /// on disk now if it is new. In an opened file, throws CollectiveError if the existing slot
   /// has other sizes (another case, grid or rank count). Collective.
   void reserve(int slot, std::size_t values);
-  /// Overwrites slot `slot` with this rank's `values` as the state of step `step` (>= 0), then
-  /// flushes the file. The size must be the one reserved. Collective.
-  void write(int slot, long step, const std::vector<double>& values);
-  /// Reads this rank's part of slot `slot` into `values` and returns its step. Throws
-  /// CollectiveError naming the slot and the file if it is empty or incomplete, or if any rank's
-  /// part does not match its checksum (a corrupted file). Collective.
-  long read(int slot, std::vector<double>& values) const;
+  /// Overwrites slot `slot` with this rank's part, the `pieces` one after another (not
+  /// modified), as the state of step `step` (>= 0), then flushes the file. Their sizes must add
+  /// up to the one reserved, and every rank passes the same number of pieces. Collective.
+  void write(int slot, long step, const std::vector<SlotPiece>& pieces);
+  /// Reads this rank's part of slot `slot` into `pieces` (sizes as for write()) and returns its
+  /// step. Throws CollectiveError naming the slot and the file if it is empty or incomplete, or
+  /// if any rank's part does not match its checksum (a corrupted file). Collective.
+  long read(int slot, const std::vector<SlotPiece>& pieces) const;
   /// The step slot `slot` holds on every rank, or -1 if it is missing, empty, incomplete or
   /// holds different steps on different ranks. Checksums are not verified here. Collective.
   long step(int slot) const;
@@ -72,11 +82,13 @@ class SlotFile {
   mutable double m_read = 0, m_seconds = 0;
 };
 
-/// A checksum of `n` doubles' bit patterns and positions. Not collective.
-std::uint64_t values_checksum(const double* values, std::size_t n);
-/// The checksum a slot stores: its values' and its step's, so that a changed step is caught as
-/// surely as a changed value. Not collective.
-std::uint64_t slot_checksum(long long step, const std::vector<double>& values);
+/// A checksum of `n` doubles' bit patterns and positions, the first at position `first`. A sum
+/// over positions: the checksums of consecutive pieces add up (modulo 2^64) to the whole's.
+/// Not collective.
+std::uint64_t values_checksum(const double* values, std::size_t n, std::size_t first = 0);
+/// The checksum a slot stores: its values' (`values_sum`, from values_checksum) and its step's,
+/// so that a changed step is caught as surely as a changed value. Not collective.
+std::uint64_t slot_checksum(long long step, std::uint64_t values_sum);
 
 } // namespace io
 } // namespace undertow
