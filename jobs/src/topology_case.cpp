@@ -13,6 +13,7 @@
 #include "undertow/io/files.hpp"
 #include "undertow/io/png.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,18 +27,30 @@ using optimisation::TopologyIteration;
 using optimisation::TopologyOptimisation;
 
 /// The physical densities as a greyscale image (solid black, void white), top row = largest y;
-/// the mid-plane z slice in 3D. Collective (gathers to rank 0, which writes).
-void write_density_png(const Communicator& comm, const Field& density, const std::string& path) {
-  const std::vector<double> all = gather_to_root(comm, density);
-  run_on_root(comm, [&] {
+/// the mid-plane z slice in 3D. On a uniform grid each element is zoom x zoom square pixels; on
+/// a stretched one the image is to scale (about 600 pixels wide), each pixel the element under
+/// its centre. Collective (gathers to rank 0, which writes).
+void write_density_png(const Domain& domain, const Field& density, const std::string& path) {
+  const std::vector<double> all = gather_to_root(domain.comm(), density);
+  run_on_root(domain.comm(), [&] {
     const IndexSpace& g = density.layout().global;
     const long nx = g.end[0] - g.begin[0], ny = g.end[1] - g.begin[1], nz = g.end[2] - g.begin[2];
+    const bool uniform = domain.uniform(0) && domain.uniform(1);
     const long zoom = std::max(1L, 600 / nx); // square pixels per element: images >= ~600 wide
-    const long width = nx * zoom, height = ny * zoom;
+    const double lx = domain.spec().length[0], ly = domain.spec().length[1];
+    const double per_pixel = uniform ? 0.0 : lx / 600.0; // [length] on a stretched grid
+    const long width = uniform ? nx * zoom : 600;
+    const long height = uniform ? ny * zoom : std::max(1L, std::lround(ly / per_pixel));
     std::vector<unsigned char> pixels(static_cast<std::size_t>(width * height));
     for (long r = 0; r < height; ++r)
       for (long c = 0; c < width; ++c) {
-        const long i = c / zoom, j = ny - 1 - r / zoom;
+        long i = c / zoom, j = ny - 1 - r / zoom;
+        if (!uniform) {
+          const double x = domain.spec().origin[0] + (double(c) + 0.5) * per_pixel;
+          const double y = domain.spec().origin[1] + ly - (double(r) + 0.5) * per_pixel;
+          i = std::clamp(domain.cell_containing(0, x), 0L, nx - 1);
+          j = std::clamp(domain.cell_containing(1, y), 0L, ny - 1);
+        }
         const double rho = all[static_cast<std::size_t>((i * ny + j) * nz + nz / 2)];
         const double grey = 255.0 * (1.0 - std::min(1.0, std::max(0.0, rho)));
         pixels[static_cast<std::size_t>(r * width + c)] = static_cast<unsigned char>(grey + 0.5);
@@ -156,7 +169,7 @@ long TopologyRun::run(ElasticityFieldWriter& fields, InSituOutput& insitu, RunRe
     if (png) {
       char name[64];
       std::snprintf(name, sizeof name, "/png/density_%05ld.png", iteration);
-      write_density_png(ctx.domain.comm(), m_opt.physical(), ctx.output_dir + name);
+      write_density_png(ctx.domain, m_opt.physical(), ctx.output_dir + name);
     }
   };
   if (m_first == 0) // a continued run's series goes on as the uninterrupted run's

@@ -1,8 +1,9 @@
-// Linear elasticity with Q1 elements: the element matrix (symmetry, rigid-body null space), the
-// matrix-free operator and the element-energy kernel against each other (dot-product tests), the
-// patch test in 2D and 3D, the plane-stress cantilever against the exact Timoshenko-Goodier
-// solution at second order, a 3D cantilever against Timoshenko beam theory, bad input, and the
-// same displacement on 1, 2 and 4 ranks.
+// Linear elasticity with Q1 elements: the element matrix (symmetry, rigid-body null space, any
+// box from the unit box's parts), the matrix-free operator and the element-energy kernel against
+// each other (dot-product tests), the patch test in 2D and 3D, the plane-stress cantilever
+// against the exact Timoshenko-Goodier solution at second order, a 3D cantilever against
+// Timoshenko beam theory, bad input, and the same displacement on 1, 2 and 4 ranks; on uniform
+// and on stretched grids.
 
 #include "test_support.hpp"
 
@@ -29,6 +30,24 @@ DomainSpec box(int dim, std::array<long, 3> cells, std::array<double, 3> length,
   s.cells = cells;
   s.length = length;
   s.origin = origin;
+  return s;
+}
+
+/// Stretches every active axis of `s` smoothly (cells 1.4 times the mean width in the middle,
+/// 0.6 at the ends; undertow::testing::smoothly_stretched).
+DomainSpec stretched(DomainSpec s) {
+  for (int a = 0; a < s.dim; ++a)
+    s.faces[std::size_t(a)] =
+        undertow::testing::smoothly_stretched(s.cells[a], s.length[a], 0.4, s.origin[a]);
+  return s;
+}
+
+/// The same cells given as a stretched axis's faces of equal widths: the stretched code path on
+/// a uniform grid.
+DomainSpec equal_faces(DomainSpec s) {
+  for (int a = 0; a < s.dim; ++a)
+    s.faces[std::size_t(a)] =
+        undertow::testing::smoothly_stretched(s.cells[a], s.length[a], 0.0, s.origin[a]);
   return s;
 }
 
@@ -162,6 +181,25 @@ TEST(Elasticity, ElementMatrixIsSymmetricWithRigidBodyNullSpace) {
           force += k[dim * n * nd + s] * stretch[s];
     const double area = dim == 2 ? h[1] : h[1] * h[2];
     EXPECT_NEAR(force, (lame.lambda + 2 * lame.mu) * 1e-3 * area, 1e-15) << "dim " << dim;
+    // Stretched grids form each element's matrices from the unit box's:
+    // k0(h) = V sum_ab S_ab / (h_a h_b) and m0(h) = V m0(1).
+    const double unit[3] = {1.0, 1.0, 1.0};
+    const double volume = dim == 2 ? h[0] * h[1] : h[0] * h[1] * h[2];
+    double mass_scale = 0;
+    for (int r = 0; r < nd; ++r)
+      for (int s = 0; s < nd; ++s)
+        mass_scale = std::max(mass_scale, unit_mass(dim, h, r, s));
+    for (int r = 0; r < nd; ++r)
+      for (int s = 0; s < nd; ++s) {
+        double from_parts = 0;
+        for (int a = 0; a < dim; ++a)
+          for (int b = 0; b < dim; ++b)
+            from_parts += volume / (h[a] * h[b]) * stiffness_part(dim, lame, a, b, r, s);
+        EXPECT_NEAR(from_parts, k[r * nd + s], 1e-14 * scale) << "dim " << dim;
+        EXPECT_NEAR(volume * unit_mass(dim, unit, r, s), unit_mass(dim, h, r, s),
+                    1e-15 * mass_scale)
+            << "dim " << dim;
+      }
   }
 }
 
@@ -182,58 +220,63 @@ ElasticitySpec clamped_spec(const DomainSpec& d) {
 // sensitivity of b^T K a to each element's modulus) is the transpose of E -> K(E) a.
 TEST(Elasticity, DotProductTestsOfOperatorAndElementEnergy) {
   const auto& comm = world();
-  for (int dim : {2, 3}) {
-    const DomainSpec d = box(dim, {9, 7, 5}, {2.0, 1.0, 1.0});
-    const Domain domain(comm, d);
-    LinearElasticity s(domain, clamped_spec(d));
-    fill_random(s.density(), 11, comm.rank());
-    NodeVector x = s.make_node_vector("x"), y = s.make_node_vector("y");
-    NodeVector kx = s.make_node_vector("kx"), ky = s.make_node_vector("ky");
-    for (int c = 0; c < dim; ++c) {
-      fill_random(x[c], 21 + c, comm.rank());
-      fill_random(y[c], 31 + c, comm.rank());
-      s.node_halo().fill(x[c]);
-      s.node_halo().fill(y[c]);
+  for (bool stretch : {false, true})
+    for (int dim : {2, 3}) {
+      const DomainSpec uniform = box(dim, {9, 7, 5}, {2.0, 1.0, 1.0});
+      const DomainSpec d = stretch ? stretched(uniform) : uniform;
+      const Domain domain(comm, d);
+      LinearElasticity s(domain, clamped_spec(d));
+      fill_random(s.density(), 11, comm.rank());
+      NodeVector x = s.make_node_vector("x"), y = s.make_node_vector("y");
+      NodeVector kx = s.make_node_vector("kx"), ky = s.make_node_vector("ky");
+      for (int c = 0; c < dim; ++c) {
+        fill_random(x[c], 21 + c, comm.rank());
+        fill_random(y[c], 31 + c, comm.rank());
+        s.node_halo().fill(x[c]);
+        s.node_halo().fill(y[c]);
+      }
+      s.apply_stiffness(x, kx);
+      s.apply_stiffness(y, ky);
+      const double xky = s.dot(x, ky), ykx = s.dot(y, kx);
+      EXPECT_NEAR(xky, ykx, 1e-13 * std::abs(xky)) << "dim " << dim << ", stretched " << stretch;
+      // <K(dE) x, y> with K linear in E: sum_e dE_e y_e^T k0 x_e.
+      Field energy(domain, Location::Cell, 0, "energy");
+      s.element_energy(y, x, energy);
+      const Field E = modulus(s);
+      const double by_elements = global_dot(comm, E, energy);
+      EXPECT_NEAR(by_elements, ykx, 1e-13 * std::abs(ykx))
+          << "dim " << dim << ", stretched " << stretch;
     }
-    s.apply_stiffness(x, kx);
-    s.apply_stiffness(y, ky);
-    const double xky = s.dot(x, ky), ykx = s.dot(y, kx);
-    EXPECT_NEAR(xky, ykx, 1e-13 * std::abs(xky)) << "dim " << dim;
-    // <K(dE) x, y> with K linear in E: sum_e dE_e y_e^T k0 x_e.
-    Field energy(domain, Location::Cell, 0, "energy");
-    s.element_energy(y, x, energy);
-    const Field E = modulus(s);
-    const double by_elements = global_dot(comm, E, energy);
-    EXPECT_NEAR(by_elements, ykx, 1e-13 * std::abs(ykx)) << "dim " << dim;
-  }
 }
 
 // A linear displacement field is reproduced exactly (to the solver's tolerance) when it is
 // prescribed on the whole boundary.
 TEST(Elasticity, PatchTest) {
   const auto& comm = world();
-  for (int dim : {2, 3}) {
-    const DomainSpec d = box(dim, {7, 6, 5}, {1.4, 1.0, 0.8}, {0.3, -0.2, 0.1});
-    const Domain domain(comm, d);
-    auto linear = [](double x, double y, double z) {
-      return std::array<double, 3>{1e-3 * (1 + 2 * x - 3 * y + z), 1e-3 * (-2 + x + 4 * y - z),
-                                   1e-3 * (0.5 + 3 * x + y + 2 * z)};
-    };
-    ElasticitySpec spec;
-    for (int a = 0; a < dim; ++a)
-      for (int side = 0; side < 2; ++side)
-        spec.supports.push_back({whole_face(d, a, side), {true, true, true}, {0, 0, 0}});
-    spec.rtol = 1e-13;
-    LinearElasticity s(domain, spec);
-    const NodeVector lifted = lift(s, linear);
-    s.solve();
-    NodeVector total = s.make_node_vector("total");
-    for (int c = 0; c < dim; ++c) {
-      copy(s.displacement()[c], total[c]);
-      axpy(1.0, lifted[c], total[c]);
+  for (bool stretch : {false, true})
+    for (int dim : {2, 3}) {
+      const DomainSpec uniform = box(dim, {7, 6, 5}, {1.4, 1.0, 0.8}, {0.3, -0.2, 0.1});
+      const DomainSpec d = stretch ? stretched(uniform) : uniform;
+      const Domain domain(comm, d);
+      auto linear = [](double x, double y, double z) {
+        return std::array<double, 3>{1e-3 * (1 + 2 * x - 3 * y + z), 1e-3 * (-2 + x + 4 * y - z),
+                                     1e-3 * (0.5 + 3 * x + y + 2 * z)};
+      };
+      ElasticitySpec spec;
+      for (int a = 0; a < dim; ++a)
+        for (int side = 0; side < 2; ++side)
+          spec.supports.push_back({whole_face(d, a, side), {true, true, true}, {0, 0, 0}});
+      spec.rtol = 1e-13;
+      LinearElasticity s(domain, spec);
+      const NodeVector lifted = lift(s, linear);
+      s.solve();
+      NodeVector total = s.make_node_vector("total");
+      for (int c = 0; c < dim; ++c) {
+        copy(s.displacement()[c], total[c]);
+        axpy(1.0, lifted[c], total[c]);
+      }
+      EXPECT_LT(max_error(s, total, linear), 1e-12) << "dim " << dim << ", stretched " << stretch;
     }
-    EXPECT_LT(max_error(s, total, linear), 1e-12) << "dim " << dim;
-  }
 }
 
 /// Timoshenko & Goodier's plane-stress cantilever, 0 <= x <= L, -D/2 <= y <= D/2, unit
@@ -253,10 +296,12 @@ struct Cantilever {
   double shear(double y) const { return P * (D * D / 4 - y * y) / (2 * I()); }
 };
 
-/// Relative error of the tip deflection u_y(L, 0) on an (8 m) x (2 m) grid.
-double cantilever_tip_error(const Communicator& comm, long m) {
+/// Relative error of the tip deflection u_y(L, 0) on an (8 m) x (2 m) grid, uniform or
+/// stretched.
+double cantilever_tip_error(const Communicator& comm, long m, bool stretch) {
   const Cantilever exact;
-  const DomainSpec d = box(2, {8 * m, 2 * m, 1}, {exact.L, exact.D, 1}, {0, -exact.D / 2, 0});
+  const DomainSpec uniform = box(2, {8 * m, 2 * m, 1}, {exact.L, exact.D, 1}, {0, -exact.D / 2, 0});
+  const DomainSpec d = stretch ? stretched(uniform) : uniform;
   const Domain domain(comm, d);
   ElasticitySpec spec;
   spec.simp.E0 = exact.E;
@@ -269,17 +314,17 @@ double cantilever_tip_error(const Communicator& comm, long m) {
   Kokkos::deep_copy(f, s.load()[1].view());
   const GridGeometry g = s.load()[1].geometry();
   const IndexSpace o = s.load()[1].owned();
-  const double h = d.length[1] / double(d.cells[1]);
   for (long j = o.begin[1]; j < o.end[1]; ++j)
     for (long i = o.begin[0]; i < o.end[0]; ++i) {
       if (std::abs(g.coordinate(0, i) - exact.L) > 1e-9)
         continue;
       const double y = g.coordinate(1, j);
       double load = 0;
-      for (int side : {-1, 1}) { // the segments below and above the node
-        const double other = y + side * h;
-        if (other < -exact.D / 2 - 1e-12 || other > exact.D / 2 + 1e-12)
+      for (int side : {-1, 1}) {                  // the segments below and above the node
+        const long node = g.global_offset[1] + j; // global index of the node along y
+        if ((side < 0 && node == 0) || (side > 0 && node == d.cells[1]))
           continue;
+        const double h = std::abs(g.coordinate(1, j + side) - y);
         for (double xi : {-1 / std::sqrt(3.0), 1 / std::sqrt(3.0)}) {
           const double t = 0.5 * (1 + xi); // 0 at the node, 1 at the other end
           load += 0.5 * h * (1 - t) * exact.shear(y + t * side * h);
@@ -299,21 +344,25 @@ double cantilever_tip_error(const Communicator& comm, long m) {
   return std::abs(s.node_value_at(total, {exact.L, 0, 0})[1] - tip) / tip;
 }
 
+// On uniform grids and on grids stretched along both axes (cells 0.6 to 1.4 times the mean).
 TEST(Elasticity, CantileverTipConvergesAtSecondOrder) {
   const auto& comm = world();
-  std::vector<double> errors;
-  for (long m : {2, 4, 8, 16})
-    errors.push_back(cantilever_tip_error(comm, m));
-  for (std::size_t q = 0; q < errors.size(); ++q) {
-    if (comm.is_root())
-      std::printf("cantilever %3ldx%-3ld tip error %.4e", 8L << (q + 1), 2L << (q + 1), errors[q]);
-    if (q > 0 && comm.is_root())
-      std::printf("  order %.3f", std::log2(errors[q - 1] / errors[q]));
-    if (comm.is_root())
-      std::printf("\n");
+  for (bool stretch : {false, true}) {
+    std::vector<double> errors;
+    for (long m : {2, 4, 8, 16})
+      errors.push_back(cantilever_tip_error(comm, m, stretch));
+    for (std::size_t q = 0; q < errors.size(); ++q) {
+      if (comm.is_root())
+        std::printf("cantilever %3ldx%-3ld %s tip error %.4e", 8L << (q + 1), 2L << (q + 1),
+                    stretch ? "stretched" : "uniform  ", errors[q]);
+      if (q > 0 && comm.is_root())
+        std::printf("  order %.3f", std::log2(errors[q - 1] / errors[q]));
+      if (comm.is_root())
+        std::printf("\n");
+    }
+    EXPECT_LT(errors.back(), 2e-3) << "stretched " << stretch;
+    EXPECT_GT(std::log2(errors[errors.size() - 2] / errors.back()), 1.9) << "stretched " << stretch;
   }
-  EXPECT_LT(errors.back(), 2e-3);
-  EXPECT_GT(std::log2(errors[errors.size() - 2] / errors.back()), 1.9);
 }
 
 } // namespace
@@ -379,28 +428,55 @@ std::vector<double> solve_gathered(const Communicator& comm, const DomainSpec& d
 TEST(Elasticity, DecompositionInvariance) {
   const auto& comm = world();
   const Communicator alone = comm.split(comm.rank() == 0 ? 0 : 1, comm.rank());
-  for (int dim : {2, 3})
-    for (LinearSolver solver : {LinearSolver::Direct, LinearSolver::CgGamg}) {
-      const DomainSpec d = box(dim, {24, 8, 6}, {3.0, 1.0, 0.75});
-      const std::vector<double> parallel = solve_gathered(comm, d, solver);
-      std::vector<double> serial;
-      if (comm.rank() == 0)
-        serial = solve_gathered(alone, d, solver);
-      if (comm.rank() != 0)
-        continue;
-      ASSERT_EQ(parallel.size(), serial.size());
-      double scale = 0, diff = 0;
-      for (std::size_t q = 0; q < serial.size(); ++q) {
-        scale = std::max(scale, std::abs(serial[q]));
-        diff = std::max(diff, std::abs(serial[q] - parallel[q]));
+  for (bool stretch : {false, true})
+    for (int dim : {2, 3})
+      for (LinearSolver solver : {LinearSolver::Direct, LinearSolver::CgGamg}) {
+        const DomainSpec uniform = box(dim, {24, 8, 6}, {3.0, 1.0, 0.75});
+        const DomainSpec d = stretch ? stretched(uniform) : uniform;
+        const std::vector<double> parallel = solve_gathered(comm, d, solver);
+        std::vector<double> serial;
+        if (comm.rank() == 0)
+          serial = solve_gathered(alone, d, solver);
+        if (comm.rank() != 0)
+          continue;
+        ASSERT_EQ(parallel.size(), serial.size());
+        double scale = 0, diff = 0;
+        for (std::size_t q = 0; q < serial.size(); ++q) {
+          scale = std::max(scale, std::abs(serial[q]));
+          diff = std::max(diff, std::abs(serial[q] - parallel[q]));
+        }
+        // Round-off (and the CG tolerance, 1e-12) amplified by the condition number of a
+        // stiffness with densities down to 0.1.
+        const double allowed = 5e-12;
+        EXPECT_LT(diff / scale, allowed)
+            << dim << "D, " << comm.size() << " ranks, stretched " << stretch;
+        std::printf("%dD %s %s on %d ranks: max difference / max |u| = %.2e\n", dim,
+                    stretch ? "stretched" : "uniform",
+                    solver == LinearSolver::Direct ? "direct" : "CG+GAMG", comm.size(),
+                    diff / scale);
       }
-      // Round-off (and the CG tolerance, 1e-12) amplified by the condition number of a
-      // stiffness with densities down to 0.1.
-      const double allowed = 5e-12;
-      EXPECT_LT(diff / scale, allowed) << dim << "D, " << comm.size() << " ranks";
-      std::printf("%dD %s on %d ranks: max difference / max |u| = %.2e\n", dim,
-                  solver == LinearSolver::Direct ? "direct" : "CG+GAMG", comm.size(), diff / scale);
+}
+
+// The stretched grid's element matrices (formed per element from the unit box's parts), given
+// faces of equal widths, give the uniform grid's displacement to round-off.
+TEST(Elasticity, StretchedElementsOfEqualWidthsMatchTheUniformGrid) {
+  const auto& comm = world();
+  for (int dim : {2, 3}) {
+    const DomainSpec d = box(dim, {24, 8, 6}, {3.0, 1.0, 0.75});
+    const std::vector<double> uniform = solve_gathered(comm, d, LinearSolver::Direct);
+    const std::vector<double> faces = solve_gathered(comm, equal_faces(d), LinearSolver::Direct);
+    if (comm.rank() != 0)
+      continue;
+    ASSERT_EQ(uniform.size(), faces.size());
+    double scale = 0, diff = 0;
+    for (std::size_t q = 0; q < uniform.size(); ++q) {
+      scale = std::max(scale, std::abs(uniform[q]));
+      diff = std::max(diff, std::abs(uniform[q] - faces[q]));
     }
+    // The element matrices agree to round-off (ElementMatrixIsSymmetricWithRigidBodyNullSpace);
+    // the solve amplifies it by the stiffness's condition number, as in DecompositionInvariance.
+    EXPECT_LT(diff / scale, 5e-12) << dim << "D";
+  }
 }
 
 /// The message of the ConfigError or CollectiveError that building and solving `spec` throws.
@@ -480,46 +556,48 @@ double max_deviation(const Communicator& comm, const Field& f, double value) {
 // element-centre strain and stress kernels.
 TEST(Elasticity, UniaxialStretchStrainAndStress) {
   const auto& comm = world();
-  for (int dim : {2, 3}) {
-    const DomainSpec d = box(dim, {8, 3, 3}, {4.0, 1.0, 1.0});
-    const Domain domain(comm, d);
-    const double E = 200.0, nu = 0.3, stretch = 1e-3;
-    ElasticitySpec spec;
-    spec.simp.E0 = E;
-    spec.poisson = nu;
-    spec.supports.push_back({whole_face(d, 0, 0), {true, false, false}, {0, 0, 0}});
-    spec.supports.push_back({whole_face(d, 0, 1), {true, false, false}, {stretch, 0, 0}});
-    Box origin, corner;
-    corner.lo = corner.hi = {0, 1, 0};
-    spec.supports.push_back({origin, {false, true, true}, {0, 0, 0}});
-    if (dim == 3)
-      spec.supports.push_back({corner, {false, false, true}, {0, 0, 0}});
-    spec.rtol = 1e-13;
-    LinearElasticity s(domain, spec);
-    s.solve();
-    std::array<Field, 6> strain, stress;
-    for (int q = 0; q < 6; ++q) {
-      strain[q] = Field(domain, Location::Cell, 0, "strain");
-      stress[q] = Field(domain, Location::Cell, 0, "stress");
+  for (bool stretched_grid : {false, true})
+    for (int dim : {2, 3}) {
+      const DomainSpec uniform = box(dim, {8, 3, 3}, {4.0, 1.0, 1.0});
+      const DomainSpec d = stretched_grid ? stretched(uniform) : uniform;
+      const Domain domain(comm, d);
+      const double E = 200.0, nu = 0.3, stretch = 1e-3;
+      ElasticitySpec spec;
+      spec.simp.E0 = E;
+      spec.poisson = nu;
+      spec.supports.push_back({whole_face(d, 0, 0), {true, false, false}, {0, 0, 0}});
+      spec.supports.push_back({whole_face(d, 0, 1), {true, false, false}, {stretch, 0, 0}});
+      Box origin, corner;
+      corner.lo = corner.hi = {0, 1, 0};
+      spec.supports.push_back({origin, {false, true, true}, {0, 0, 0}});
+      if (dim == 3)
+        spec.supports.push_back({corner, {false, false, true}, {0, 0, 0}});
+      spec.rtol = 1e-13;
+      LinearElasticity s(domain, spec);
+      s.solve();
+      std::array<Field, 6> strain, stress;
+      for (int q = 0; q < 6; ++q) {
+        strain[q] = Field(domain, Location::Cell, 0, "strain");
+        stress[q] = Field(domain, Location::Cell, 0, "stress");
+      }
+      Field vm(domain, Location::Cell, 0, "von_mises");
+      s.strain_and_stress(strain, stress, vm);
+      const double exx = stretch / d.length[0];
+      EXPECT_LT(max_deviation(comm, strain[0], exx), 1e-12 * exx) << dim << "D";
+      EXPECT_LT(max_deviation(comm, strain[1], -nu * exx), 1e-12 * exx) << dim << "D";
+      // Plane stress and 3D alike: the bar thins by -nu exx through its thickness.
+      EXPECT_LT(max_deviation(comm, strain[2], -nu * exx), 1e-12 * exx) << dim << "D";
+      if (dim == 3) {
+        EXPECT_LT(max_deviation(comm, strain[4], 0.0), 1e-12 * exx);
+        EXPECT_LT(max_deviation(comm, strain[5], 0.0), 1e-12 * exx);
+      }
+      EXPECT_LT(max_deviation(comm, strain[3], 0.0), 1e-12 * exx) << dim << "D";
+      EXPECT_LT(max_deviation(comm, vm, E * exx), 1e-11 * E * exx) << dim << "D";
+      // Uniaxial stress: sigma_xx = E exx, every other component 0.
+      EXPECT_LT(max_deviation(comm, stress[0], E * exx), 1e-11 * E * exx) << dim << "D";
+      for (int q = 1; q < 6; ++q)
+        EXPECT_LT(max_deviation(comm, stress[q], 0.0), 1e-11 * E * exx) << dim << "D " << q;
     }
-    Field vm(domain, Location::Cell, 0, "von_mises");
-    s.strain_and_stress(strain, stress, vm);
-    const double exx = stretch / d.length[0];
-    EXPECT_LT(max_deviation(comm, strain[0], exx), 1e-12 * exx) << dim << "D";
-    EXPECT_LT(max_deviation(comm, strain[1], -nu * exx), 1e-12 * exx) << dim << "D";
-    // Plane stress and 3D alike: the bar thins by -nu exx through its thickness.
-    EXPECT_LT(max_deviation(comm, strain[2], -nu * exx), 1e-12 * exx) << dim << "D";
-    if (dim == 3) {
-      EXPECT_LT(max_deviation(comm, strain[4], 0.0), 1e-12 * exx);
-      EXPECT_LT(max_deviation(comm, strain[5], 0.0), 1e-12 * exx);
-    }
-    EXPECT_LT(max_deviation(comm, strain[3], 0.0), 1e-12 * exx) << dim << "D";
-    EXPECT_LT(max_deviation(comm, vm, E * exx), 1e-11 * E * exx) << dim << "D";
-    // Uniaxial stress: sigma_xx = E exx, every other component 0.
-    EXPECT_LT(max_deviation(comm, stress[0], E * exx), 1e-11 * E * exx) << dim << "D";
-    for (int q = 1; q < 6; ++q)
-      EXPECT_LT(max_deviation(comm, stress[q], 0.0), 1e-11 * E * exx) << dim << "D " << q;
-  }
 }
 
 namespace {

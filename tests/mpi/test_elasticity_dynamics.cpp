@@ -66,33 +66,40 @@ NodeVector random_vector(LinearElasticity& s, std::uint64_t seed) {
   return v;
 }
 
-// The consistent mass is symmetric across ranks and holds the whole mass rho V per component.
+// The consistent mass is symmetric across ranks and holds the whole mass rho V per component,
+// on uniform and on stretched grids.
 TEST(ElasticDynamics, ConsistentMassIsSymmetricAndHoldsTheMass) {
-  for (int dim : {2, 3}) {
-    DomainSpec d = beam(12, 5);
-    d.dim = dim;
-    d.cells = {12, 5, dim == 3 ? 4L : 1L};
-    d.length = {2.0, 0.5, 0.25};
-    const Domain domain(world(), d);
-    ElasticitySpec spec = cantilever(1.0, LinearSolver::Direct);
-    spec.mass_density = 3.0;
-    spec.loads.clear();
-    spec.supports[0].box.hi = {0, 10, 10}; // the whole face x = 0
-    LinearElasticity s(domain, spec);
-    NodeVector x = random_vector(s, 11), y = random_vector(s, 23), mx = s.make_node_vector("mx"),
-               my = s.make_node_vector("my");
-    s.apply_operator(nullptr, &x, mx);
-    s.apply_operator(nullptr, &y, my);
-    const double xmy = s.dot(x, my), ymx = s.dot(y, mx);
-    EXPECT_NEAR(xmy, ymx, 1e-13 * std::abs(xmy)) << dim << "D";
-    NodeVector one = s.make_node_vector("one"), m1 = s.make_node_vector("m1");
-    for (int c = 0; c < dim; ++c) {
-      fill_value(one[c], one[c].ghosted(), 1.0);
+  for (bool stretched : {false, true})
+    for (int dim : {2, 3}) {
+      DomainSpec d = beam(12, 5);
+      d.dim = dim;
+      d.cells = {12, 5, dim == 3 ? 4L : 1L};
+      d.length = {2.0, 0.5, 0.25};
+      if (stretched)
+        for (int a = 0; a < dim; ++a)
+          d.faces[std::size_t(a)] =
+              undertow::testing::smoothly_stretched(d.cells[a], d.length[a], 0.4);
+      const Domain domain(world(), d);
+      ElasticitySpec spec = cantilever(1.0, LinearSolver::Direct);
+      spec.mass_density = 3.0;
+      spec.loads.clear();
+      spec.supports[0].box.hi = {0, 10, 10}; // the whole face x = 0
+      LinearElasticity s(domain, spec);
+      NodeVector x = random_vector(s, 11), y = random_vector(s, 23), mx = s.make_node_vector("mx"),
+                 my = s.make_node_vector("my");
+      s.apply_operator(nullptr, &x, mx);
+      s.apply_operator(nullptr, &y, my);
+      const double xmy = s.dot(x, my), ymx = s.dot(y, mx);
+      EXPECT_NEAR(xmy, ymx, 1e-13 * std::abs(xmy)) << dim << "D, stretched " << stretched;
+      NodeVector one = s.make_node_vector("one"), m1 = s.make_node_vector("m1");
+      for (int c = 0; c < dim; ++c) {
+        fill_value(one[c], one[c].ghosted(), 1.0);
+      }
+      s.apply_operator(nullptr, &one, m1);
+      const double volume = dim == 3 ? 2.0 * 0.5 * 0.25 : 2.0 * 0.5;
+      EXPECT_NEAR(s.dot(one, m1), dim * spec.mass_density * volume, 1e-12)
+          << dim << "D, stretched " << stretched;
     }
-    s.apply_operator(nullptr, &one, m1);
-    const double volume = dim == 3 ? 2.0 * 0.5 * 0.25 : 2.0 * 0.5;
-    EXPECT_NEAR(s.dot(one, m1), dim * spec.mass_density * volume, 1e-12) << dim << "D";
-  }
 }
 
 struct EnergyRecord {

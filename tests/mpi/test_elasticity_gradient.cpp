@@ -1,6 +1,6 @@
 // Gradients of static elasticity objectives (compliance, a tip displacement) with respect to
 // the element densities, the loads and E0: Taylor tests, whose first-order remainder must fall
-// at second order, on 1, 2 and 4 ranks.
+// at second order, on 1, 2 and 4 ranks, on uniform and stretched grids.
 
 #include "test_support.hpp"
 
@@ -44,12 +44,15 @@ ElasticitySpec cantilever(const DomainSpec& d) {
   return spec;
 }
 
-void check_gradients(int dim, bool compliance) {
+void check_gradients(int dim, bool compliance, bool stretched = false) {
   const auto& comm = world();
   DomainSpec d;
   d.dim = dim;
   d.cells = {12, 4, 3};
   d.length = {3.0, 1.0, 0.75};
+  if (stretched) // cells 0.6 to 1.4 times the mean width along every axis
+    for (int a = 0; a < dim; ++a)
+      d.faces[std::size_t(a)] = undertow::testing::smoothly_stretched(d.cells[a], d.length[a], 0.4);
   const Domain domain(comm, d);
   LinearElasticity s(domain, cantilever(d));
   fill_global_random(s.density(), 5, 0.2, 0.7);
@@ -73,7 +76,8 @@ void check_gradients(int dim, bool compliance) {
   s.solve();
   const StaticGradient grad = elasticity::static_gradient(s, objective);
   const double J0 = grad.value;
-  const std::string name = std::to_string(dim) + "D " + (compliance ? "compliance" : "tip u_y");
+  const std::string name = std::to_string(dim) + "D " + (stretched ? "stretched " : "") +
+                           (compliance ? "compliance" : "tip u_y");
 
   // Densities.
   Field rho0(domain, Location::Cell, 0, "rho0"), drho(domain, Location::Cell, 0, "drho");
@@ -127,6 +131,13 @@ TEST(ElasticityGradient, CompliancePassesTaylorTests) {
 TEST(ElasticityGradient, TipDisplacementPassesTaylorTests) {
   check_gradients(2, false);
   check_gradients(3, false);
+}
+
+TEST(ElasticityGradient, StretchedGridsPassTaylorTests) {
+  for (int dim : {2, 3}) {
+    check_gradients(dim, true, true);
+    check_gradients(dim, false, true);
+  }
 }
 
 } // namespace

@@ -33,6 +33,15 @@ void oc_candidate(const Field& x_field, const Field& dc_field, const Field& dv_f
       });
 }
 
+/// v := the volume (area in 2D) of each owned cell [m^dim].
+void fill_cell_volumes(int dim, Field& v_field) {
+  const FieldView v = v_field.view();
+  const GridGeometry g = v_field.geometry();
+  for_each(
+      "topology::cell_volumes", v_field.owned(),
+      KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) = g.control_volume(dim, i, j, k); });
+}
+
 double max_change(const Communicator& comm, const Field& a_field, const Field& b_field) {
   const FieldView a = a_field.view(), b = b_field.view();
   return comm.max(local_max(
@@ -88,10 +97,13 @@ TopologyOptimisation::TopologyOptimisation(elasticity::LinearElasticity& solver,
   m_dc = Field(d, Location::Cell, 0, "topology::dc");
   m_dv = Field(d, Location::Cell, 0, "topology::dv");
   fill_value(m_x, m_x.owned(), settings.volume_fraction);
-  // dv: the volume's sensitivities through the filter (the volume is linear in x̃).
-  Field ones(d, Location::Cell, 0, "topology::ones");
-  fill_value(ones, ones.owned(), 1.0);
-  m_filter.apply_transpose(ones, m_dv);
+  // The material volume is sum_e V_e x̃_e: V_e = 1 (a cell count) on a uniform grid, the cells'
+  // volumes on a stretched one. dv: its sensitivities through the filter (it is linear in x̃).
+  m_cell_volume = Field(d, Location::Cell, 0, "topology::cell_volume");
+  fill_value(m_cell_volume, m_cell_volume.owned(), 1.0);
+  if (!d.all_uniform())
+    fill_cell_volumes(d.dim(), m_cell_volume);
+  m_filter.apply_transpose(m_cell_volume, m_dv);
   m_filter.apply(m_x, m_solver.density());
 }
 
@@ -104,7 +116,9 @@ void TopologyOptimisation::restore(const Field& x, long iteration, double last_c
 
 TopologyIteration TopologyOptimisation::step() {
   const Communicator& comm = m_solver.domain().comm();
-  const double cells = double(m_x.layout().global.size());
+  const bool uniform = m_solver.domain().all_uniform();
+  const double whole =
+      uniform ? double(m_x.layout().global.size()) : m_solver.domain().box_volume();
   TopologyIteration out;
   out.iteration = ++m_iteration;
   const long before = m_solver.total_iterations();
@@ -122,12 +136,12 @@ TopologyIteration TopologyOptimisation::step() {
   out.solver_iterations = m_solver.total_iterations() - before;
 
   // Bisection on the volume multiplier, as the reference code does it. The volume of the
-  // filtered candidate, sum_i (H x / Hs)_i, is the dot product of x with dv = H^T (1 / Hs): no
+  // filtered candidate, sum_i V_i (H x / Hs)_i, is the dot product of x with dv = H^T (V / Hs): no
   // filter application per bisection step (the reference code filters each time; the two agree
   // to round-off).
   start = std::chrono::steady_clock::now();
   double l1 = 0.0, l2 = 1e9;
-  const double target = m_settings.volume_fraction * cells;
+  const double target = m_settings.volume_fraction * whole;
   while ((l2 - l1) / (l1 + l2) > 1e-3) {
     const double lmid = 0.5 * (l2 + l1);
     oc_candidate(m_x, m_dc, m_dv, lmid, m_settings.move, m_x_new);
@@ -140,7 +154,9 @@ TopologyIteration TopologyOptimisation::step() {
   copy(m_x_new, m_x);
   m_filter.apply(m_x, m_solver.density());
   out.change = m_last_change;
-  out.volume = global_sum(comm, m_solver.density()) / cells;
+  out.volume = (uniform ? global_sum(comm, m_solver.density())
+                        : global_dot(comm, m_cell_volume, m_solver.density())) /
+               whole;
   out.seconds_update = seconds_since(start);
   if (!std::isfinite(out.compliance))
     throw CollectiveError(

@@ -5,6 +5,7 @@
 #include "undertow/solvers/elasticity/loads.hpp"
 #include "undertow/solvers/elasticity/supports.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -42,7 +43,6 @@ LinearElasticity::LinearElasticity(const Domain& domain, const ElasticitySpec& s
       m_assembler(domain, unit_lame(spec.poisson, domain.dim(), spec.plane_stress)),
       m_density(domain, Location::Cell, 0, "elasticity::density"),
       m_u(make_node_vector("elasticity::u")), m_f(make_node_vector("elasticity::f")) {
-  require_uniform_cells(domain, "the elasticity solver");
   fill_value(m_density, m_density.owned(), 1.0);
   m_system = std::make_unique<LinearSystem>(domain, m_numbering, m_assembler, m_density, m_spec);
   m_supports = std::make_unique<Supports>(domain, m_spec.supports, m_numbering, *m_node_halo);
@@ -135,15 +135,28 @@ LinearElasticity::locate_node(const std::array<double, 3>& point) const {
   NodeLocation at;
   bool here = true;
   for (int a = 0; a < dim(); ++a) {
-    const double t = (point[a] - g.coordinate(a, 0)) / g.h[a];
-    at.index[a] = std::lround(t);
-    here = here && std::abs(t - double(at.index[a])) < 0.25 && at.index[a] >= o.begin[a] &&
-           at.index[a] < o.end[a];
+    if (m_domain.uniform(a)) {
+      const double t = (point[a] - g.coordinate(a, 0)) / g.h[a];
+      at.index[a] = std::lround(t);
+      here = here && std::abs(t - double(at.index[a])) < 0.25;
+    } else {
+      // The nearest face of the stretched axis, within a quarter of the cells beside it.
+      const std::vector<double>& faces = m_domain.spec().faces[std::size_t(a)];
+      const long n = long(faces.size()) - 1;
+      const long below = std::clamp(m_domain.cell_containing(a, point[a]), 0L, n - 1);
+      const long node = point[a] - faces[below] < faces[below + 1] - point[a] ? below : below + 1;
+      const double width =
+          node == below ? faces[below + 1] - faces[below] : faces[node] - faces[node - 1];
+      at.index[a] = node - g.global_offset[a];
+      here = here && std::abs(point[a] - faces[node]) < 0.25 * width;
+    }
+    here = here && at.index[a] >= o.begin[a] && at.index[a] < o.end[a];
   }
   at.owned = here;
   if (m_domain.comm().sum(here ? 1.0 : 0.0) < 0.5)
     throw ConfigError(format("the point (%g, %g, %g) m is not a node of the grid: give a node's "
-                             "coordinates (a multiple of the spacing from the origin)",
+                             "coordinates (a multiple of the spacing from the origin, or a face "
+                             "coordinate of a stretched axis, printed at start)",
                              point[0], point[1], point[2]));
   return at;
 }

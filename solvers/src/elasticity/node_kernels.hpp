@@ -64,11 +64,6 @@ KOKKOS_INLINE_FUNCTION void scatter_element(const NodeViews& v, int dim, long i,
           values[dim * n + c]);
 }
 
-/// Values at the degrees of freedom of one element, copyable into kernels.
-struct ElementValues {
-  double v[kMaxElementDofs];
-};
-
 /// True if x lies in [lo - tol, hi + tol] along every active axis.
 KOKKOS_INLINE_FUNCTION bool in_box(const double lo[3], const double hi[3], double tol, int dim,
                                    const double x[3]) {
@@ -78,10 +73,10 @@ KOKKOS_INLINE_FUNCTION bool in_box(const double lo[3], const double hi[3], doubl
   return true;
 }
 
-/// A quarter of the smallest spacing: how far from a box a node may lie and still be in it [m].
+/// A quarter of the narrowest cell: how far from a box a node may lie and still be in it [m].
 inline double box_tolerance(const Domain& domain) {
-  return 0.25 * std::min({domain.spacing(0), domain.spacing(1),
-                          domain.dim() == 3 ? domain.spacing(2) : domain.spacing(0)});
+  return 0.25 * std::min({domain.min_spacing(0), domain.min_spacing(1),
+                          domain.dim() == 3 ? domain.min_spacing(2) : domain.min_spacing(0)});
 }
 
 /// "[lo..hi, lo..hi]" for messages.

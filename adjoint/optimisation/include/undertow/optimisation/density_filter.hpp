@@ -1,11 +1,13 @@
 #pragma once
 /// \file
 /// The density filter of topology optimisation (Bruns & Tortorelli 2001; Bourdin 2001), in
-/// parallel: x̃_e = Σ_i H_ei x_i / Σ_i H_ei with H_ei = max(0, r_min - |c_e - c_i|) over the
-/// elements i of the domain (cell centres c). Neighbours on other ranks arrive through a halo
-/// of ceil(r_min / h) - 1 cells, so the result does not depend on the decomposition.
+/// parallel: x̃_e = Σ_i H_ei V_i x_i / Σ_i H_ei V_i with H_ei = max(0, r_min - |c_e - c_i|) over
+/// the elements i of the domain (cell centres c, volumes V: all 1 on a uniform grid, the cells'
+/// volumes on a stretched one, so that a fine region does not weigh more than a coarse one of
+/// the same size). Neighbours on other ranks arrive through a halo of ceil(r_min / h_min) - 1
+/// cells (h_min: the narrowest cell), so the result does not depend on the decomposition.
 /// `apply_transpose` is the exact transpose, which carries sensitivities with respect to x̃
-/// back to x: (∂f/∂x)_i = Σ_e H_ei (∂f/∂x̃_e) / Σ_j H_ej.
+/// back to x: (∂f/∂x)_i = V_i Σ_e H_ei (∂f/∂x̃_e) / Σ_j H_ej V_j.
 
 #include "undertow/core/halo.hpp"
 
@@ -21,10 +23,10 @@ class DensityFilter {
   DensityFilter(const Domain& domain, double radius);
   ~DensityFilter();
 
-  /// out := H x / (H 1) on the owned cells. `x` and `out` are cell fields of any ghost width.
+  /// out := H V x / (H V 1) on the owned cells. `x` and `out` are cell fields of any ghost width.
   /// Collective.
   void apply(const Field& x, Field& out);
-  /// out := Hᵀ (g / (H 1)). Collective.
+  /// out := V Hᵀ (g / (H V 1)). Collective.
   void apply_transpose(const Field& g, Field& out);
   /// Ghost layers the filter reads.
   int reach() const { return m_reach; }

@@ -14,7 +14,7 @@ namespace undertow {
 namespace optimisation {
 
 struct TopologySettings {
-  double volume_fraction = 0.5;   ///< allowed mean physical density, in (0, 1)
+  double volume_fraction = 0.5;   ///< allowed mean physical density (volume-weighted), in (0, 1)
   double filter_radius = 1.5;     ///< r_min [m]
   double move = 0.2;              ///< largest change of a design variable per iteration
   double change_tolerance = 0.01; ///< stop when no design variable changes by more
@@ -31,7 +31,7 @@ struct TopologySettings {
 struct TopologyIteration {
   long iteration = 0;
   double compliance = 0;      ///< [J]
-  double volume = 0;          ///< mean physical density after the update
+  double volume = 0;          ///< mean physical density after the update (volume-weighted)
   double change = 0;          ///< max |x_new - x|
   long solver_iterations = 0; ///< CG iterations of the forward and adjoint solves
   double seconds_solve = 0, seconds_sensitivity = 0, seconds_update = 0;
@@ -66,6 +66,7 @@ class TopologyOptimisation {
   TopologySettings m_settings;
   DensityFilter m_filter;
   Field m_x, m_x_new, m_dc, m_dv;
+  Field m_cell_volume; ///< each cell's weight in the material volume: 1, or its volume if stretched
   double m_last_change = 1.0;
   long m_iteration = 0;
 };

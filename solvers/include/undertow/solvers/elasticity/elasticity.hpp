@@ -117,7 +117,7 @@ class LinearElasticity {
 
   /// Compliance f . u [J] of the last solve. Collective.
   double compliance() const;
-  /// out_e = a_e^T k0 b_e per element (owned cells): the derivative of b^T K a with respect to
+  /// out_e = a_e^T k_e b_e per element (owned cells): the derivative of b^T K a with respect to
   /// E_e. `a` and `b` need filled ghosts (as displacement() and solve_adjoint() give). Not
   /// collective.
   void element_energy(const NodeVector& a, const NodeVector& b, Field& out) const;
@@ -147,14 +147,6 @@ class LinearElasticity {
                          std::array<Field, 6>& stress, Field& von_mises) const;
   /// The halo plan of the node fields.
   HaloPlan& node_halo() { return *m_node_halo; }
-  /// Unit-modulus element matrix k0, row-major (dim 2^dim)^2 entries, on the device.
-  const Kokkos::View<double*, MemorySpace>& unit_element_matrix() const {
-    return m_assembler.unit_stiffness_matrix();
-  }
-  /// Unit-density consistent element mass m0, laid out as k0, on the device.
-  const Kokkos::View<double*, MemorySpace>& unit_element_mass() const {
-    return m_assembler.unit_mass_matrix();
-  }
   /// Iterations of every solve so far (forward and adjoint).
   long total_iterations() const { return m_total_iterations; }
   /// Sets back a saved state: the displacement `u` (owned values; ghosts filled here), which the

@@ -18,6 +18,14 @@
 ///
 /// The consistent mass of an element of mass density rho_m is rho_m m0 (unit_mass), also the same
 /// for every element.
+///
+/// On a stretched (rectilinear) grid each element is a box of its own size h, and k0 depends on
+/// it only through the factors 1/h_c of the shape gradients and the volume in det J:
+///
+///   k0(h) = V(h) sum_{a,b} S_ab / (h_a h_b),     m0(h) = V(h) m0(1),     V(h) = prod_a h_a,
+///
+/// where the parts S_ab (stiffness_part) are computed once for the unit box. An element's matrix
+/// is then dim^2 weights times tables, as cheap to form in a kernel as to read.
 
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -105,6 +113,31 @@ KOKKOS_INLINE_FUNCTION double unit_stiffness(int dim, const double h[3], const L
                 lame.mu * ((c == d ? dot : 0.0) + grad_n[d] * grad_m[c]));
   }
   return k;
+}
+
+/// Entry (r, s) of the part S_ab of the unit-modulus stiffness that scales as V / (h_a h_b) (see
+/// the file's comment): unit_stiffness(dim, h, ...) = V(h) sum_{a,b} S_ab(r, s) / (h_a h_b), a and
+/// b in [0, dim). Computed on the unit box [1/m^dim per Pa of E].
+KOKKOS_INLINE_FUNCTION double stiffness_part(int dim, const Lame& lame, int a, int b, int r,
+                                             int s) {
+  const int n = r / dim, c = r % dim, m = s / dim, d = s % dim;
+  const double unit[3] = {1.0, 1.0, 1.0};
+  double k = 0.0;
+  for (int q = 0; q < nodes_per_element(dim); ++q) {
+    double xi[3];
+    gauss_point(dim, q, xi);
+    const double gn_a = shape_gradient(dim, unit, n, a, xi),
+                 gm_b = shape_gradient(dim, unit, m, b, xi);
+    // lambda dN_n/dx_c dN_m/dx_d scales as 1/(h_c h_d); mu dN_n/dx_d dN_m/dx_c as 1/(h_d h_c);
+    // mu delta_cd dN_n/dx_a dN_m/dx_a as 1/h_a^2.
+    if (a == c && b == d)
+      k += lame.lambda * gn_a * gm_b;
+    if (a == d && b == c)
+      k += lame.mu * gn_a * gm_b;
+    if (a == b && c == d)
+      k += lame.mu * gn_a * gm_b;
+  }
+  return k / double(nodes_per_element(dim)); // det J of the unit box: 1 / 2^dim
 }
 
 /// Entry (r, s) of the unit-density consistent element mass m0, r = dim n + c, s = dim m + d:
