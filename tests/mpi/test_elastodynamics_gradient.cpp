@@ -1,9 +1,10 @@
 // The elastodynamic adjoint through the whole Newmark loop: the adjoint of one step against the
 // step (dot-product test), Taylor tests of the sensor misfit's gradient for every parameter type
-// (element densities, E0, loads, mass density, both Rayleigh coefficients) through the
-// physics-neutral reverse sweep, the same gradient with store-all, revolve and multistage
-// (memory + HDF5) checkpointing, the same J and gradient on 1, 2 and 4 ranks, and an inverse
-// problem: two zones' Young's moduli identified from sensor histories by TAO (BLMVM).
+// (element densities, E0, loads, mass density, both Rayleigh coefficients; on uniform and
+// stretched grids) through the physics-neutral reverse sweep, the same gradient with store-all,
+// revolve and multistage (memory + HDF5) checkpointing, the same J and gradient on 1, 2 and 4
+// ranks, and an inverse problem: two zones' Young's moduli identified from sensor histories by TAO
+// (BLMVM).
 
 #include "test_support.hpp"
 
@@ -29,11 +30,16 @@ using undertow::testing::world;
 /// reductions arrive in any order), and repeated runs differed by up to 2e-12.
 constexpr double kRepeat = 1e-10;
 
-DomainSpec beam() {
+/// The beam's grid: uniform, or stretched smoothly along both axes (cells 0.6 to 1.4 times the
+/// mean width; the sensors' points stay nodes).
+DomainSpec beam(bool stretched = false) {
   DomainSpec s;
   s.dim = 2;
   s.cells = {16, 4, 1};
   s.length = {2.0, 0.5, 1.0};
+  if (stretched)
+    for (int a = 0; a < 2; ++a)
+      s.faces[std::size_t(a)] = undertow::testing::smoothly_stretched(s.cells[a], s.length[a], 0.4);
   return s;
 }
 
@@ -76,8 +82,8 @@ std::vector<double> steps() {
 
 /// The problem: a solver with random densities, and measurements made with densities 0.8.
 struct Problem {
-  explicit Problem(const Communicator& comm)
-      : domain(comm, beam()), solver(domain, cantilever_spec()) {
+  explicit Problem(const Communicator& comm, bool stretched = false)
+      : domain(comm, beam(stretched)), solver(domain, cantilever_spec()) {
     fill_value(solver.density(), solver.density().owned(), 0.8);
     misfit.sensors = sensors();
     misfit.measured = record_sensors(solver, settings, misfit.sensors, steps());
@@ -119,40 +125,47 @@ NodeVector random_nodes(LinearElasticity& s, std::uint64_t seed, bool free_only)
 // The adjoint of one Newmark step is the transpose of the step (with the load switched off the
 // step is linear in (u, v, a)): <L x, y> = <x, L^T y>.
 TEST(ElastodynamicsAdjoint, StepAdjointIsTheTransposeOfTheStep) {
-  Problem p(world());
-  LinearElasticity& s = p.solver;
-  for (int c = 0; c < 2; ++c)
-    fill_value(s.load()[c], s.load()[c].ghosted(), 0.0);
-  Newmark run(s, p.settings);
-  NewmarkAdjoint adjoint(run);
-  run.start();
-  const double dt = 0.3;
-  NodeVector x[3] = {random_nodes(s, 1, true), random_nodes(s, 11, true),
-                     random_nodes(s, 21, true)};
-  NodeVector* state[3] = {&run.displacement(), &run.velocity(), &run.acceleration()};
-  for (int q = 0; q < 3; ++q)
+  for (bool stretched : {false, true}) {
+    Problem p(world(), stretched);
+    LinearElasticity& s = p.solver;
     for (int c = 0; c < 2; ++c)
-      copy(x[q][c], (*state[q])[c]);
-  run.step(dt);
-  NodeVector y[3] = {random_nodes(s, 31, true), random_nodes(s, 41, true),
-                     random_nodes(s, 51, true)};
-  double forward = 0;
-  for (int q = 0; q < 3; ++q)
-    forward += s.dot(*state[q], y[q]);
-  adjoint.step(dt, y[0], y[1], y[2]);
-  double backward = 0;
-  for (int q = 0; q < 3; ++q)
-    backward += s.dot(x[q], y[q]);
-  EXPECT_NEAR(forward, backward, 1e-11 * std::abs(forward));
-  if (world().is_root())
-    std::printf("Newmark step: <L x, y> = %.15e, <x, L^T y> = %.15e\n", forward, backward);
+      fill_value(s.load()[c], s.load()[c].ghosted(), 0.0);
+    Newmark run(s, p.settings);
+    NewmarkAdjoint adjoint(run);
+    run.start();
+    const double dt = 0.3;
+    NodeVector x[3] = {random_nodes(s, 1, true), random_nodes(s, 11, true),
+                       random_nodes(s, 21, true)};
+    NodeVector* state[3] = {&run.displacement(), &run.velocity(), &run.acceleration()};
+    for (int q = 0; q < 3; ++q)
+      for (int c = 0; c < 2; ++c)
+        copy(x[q][c], (*state[q])[c]);
+    run.step(dt);
+    NodeVector y[3] = {random_nodes(s, 31, true), random_nodes(s, 41, true),
+                       random_nodes(s, 51, true)};
+    double forward = 0;
+    for (int q = 0; q < 3; ++q)
+      forward += s.dot(*state[q], y[q]);
+    adjoint.step(dt, y[0], y[1], y[2]);
+    double backward = 0;
+    for (int q = 0; q < 3; ++q)
+      backward += s.dot(x[q], y[q]);
+    EXPECT_NEAR(forward, backward, 1e-11 * std::abs(forward)) << "stretched " << stretched;
+    if (world().is_root())
+      std::printf("Newmark step%s: <L x, y> = %.15e, <x, L^T y> = %.15e\n",
+                  stretched ? " (stretched grid)" : "", forward, backward);
+  }
 }
 
 // Taylor tests of every parameter type through the whole loop, with a load applied suddenly
-// (the start's mass solve is differentiated too) and with a half-sine pulse.
+// (the start's mass solve is differentiated too) and with a half-sine pulse; and the step load
+// on a stretched grid.
 TEST(ElastodynamicsAdjoint, TaylorTestsOfEveryParameter) {
-  for (LoadHistory::Kind history : {LoadHistory::Kind::Constant, LoadHistory::Kind::HalfSine}) {
-    Problem p(world());
+  for (int run = 0; run < 3; ++run) {
+    const LoadHistory::Kind history =
+        run == 1 ? LoadHistory::Kind::HalfSine : LoadHistory::Kind::Constant;
+    const bool stretched = run == 2;
+    Problem p(world(), stretched);
     p.settings = damped(history);
     p.misfit.measured = record_sensors(p.solver, p.settings, p.misfit.sensors, steps());
     // The measurements came from the random densities: move away from them.
@@ -164,7 +177,9 @@ TEST(ElastodynamicsAdjoint, TaylorTestsOfEveryParameter) {
     const DynamicGradient g =
         dynamic_gradient(s, p.settings, p.misfit, steps(), Checkpointing{}, log, 0);
     EXPECT_NEAR(g.objective, J0, kRepeat * J0);
-    const std::string name = history == LoadHistory::Kind::Constant ? "step load" : "pulse";
+    const std::string name =
+        std::string(history == LoadHistory::Kind::Constant ? "step load" : "pulse") +
+        (stretched ? ", stretched" : "");
 
     Field base(s.domain(), Location::Cell, 0, "base"), drho(s.domain(), Location::Cell, 0, "d");
     copy(s.density(), base);
