@@ -5,6 +5,7 @@
 #include "undertow/core/field.hpp"
 #include "undertow/core/hash.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -102,6 +103,16 @@ inline void fill_global_random(Field& f, std::uint64_t seed, double lo = 0.0, do
                             seed * 1000003ull +
                             std::uint64_t(((k + off[2]) * 1000 + j + off[1]) * 1000 + i + off[0]));
   Kokkos::deep_copy(f.view(), host);
+}
+
+/// max |a - b| / max |a| over two equally long vectors (0 if a is all zero). Not collective.
+inline double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double scale = 0, diff = 0;
+  for (std::size_t q = 0; q < a.size() && q < b.size(); ++q) {
+    scale = std::max(scale, std::abs(a[q]));
+    diff = std::max(diff, std::abs(a[q] - b[q]));
+  }
+  return scale > 0 ? diff / scale : diff;
 }
 
 /// min over consecutive h of log2(r(h) / r(h/2)), r = |J(m + h dm) - J(m) - h dJ.dm|; or 2 if
