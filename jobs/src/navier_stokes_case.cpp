@@ -142,6 +142,9 @@ double interpolate(const std::vector<double>& x, const std::vector<double>& f, d
 struct GhiaComparison {
   double max_error = 0, rms_error = 0;
   int points = 0;
+  /// Per centreline ("u" on x = 0.5, "v" on y = 0.5): Ghia's positions, the computed values
+  /// there and Ghia's, for the report.
+  io::Json centrelines = io::Json::object();
 };
 
 /// Compares u on x = 0.5 and v on y = 0.5 (from the gathered u and v of an nx x ny unit-square
@@ -177,21 +180,27 @@ GhiaComparison compare_with_ghia(const std::vector<double>& u, const std::vector
   const Profile gu = read_ghia(case_dir + "/" + cfg.get_string("check.ghia_u_file"), re);
   const Profile gv = read_ghia(case_dir + "/" + cfg.get_string("check.ghia_v_file"), re);
   double squares = 0;
-  const auto add = [&](double computed, double reference) {
+  for (const char* line : {"u", "v"})
+    for (const char* key : {"position", "computed", "ghia"})
+      out.centrelines[line][key] = io::Json::array();
+  const auto add = [&](const char* line, double position, double computed, double reference) {
     const double e = std::abs(computed - reference);
     out.max_error = std::max(out.max_error, e);
     squares += e * e;
     ++out.points;
+    out.centrelines[line]["position"].push_back(position);
+    out.centrelines[line]["computed"].push_back(computed);
+    out.centrelines[line]["ghia"].push_back(reference);
   };
   for (std::size_t q = 0; q < gu.position.size(); ++q)
     if (gu.position[q] > 0 && gu.position[q] < 1)
-      add(interpolate(ys, us, gu.position[q]), gu.value[q]);
+      add("u", gu.position[q], interpolate(ys, us, gu.position[q]), gu.value[q]);
   for (std::size_t q = 0; q < gv.position.size(); ++q) {
     // Ghia's v at Re = 400, x = 0.9063 is a known misprint (shared/data/README.md).
     if (re == "400" && std::abs(gv.position[q] - 0.9063) < 1e-4)
       continue;
     if (gv.position[q] > 0 && gv.position[q] < 1)
-      add(interpolate(xs, vs, gv.position[q]), gv.value[q]);
+      add("v", gv.position[q], interpolate(xs, vs, gv.position[q]), gv.value[q]);
   }
   out.rms_error = std::sqrt(squares / out.points);
   return out;
@@ -296,9 +305,10 @@ void require_ghia_inputs(const RunContext& ctx) {
     read_ghia(case_dir + "/" + cfg.get_string(key), cfg.get_string("check.ghia_re"));
 }
 
-/// RMS and max error of the Ghia et al. cavity centrelines, and what they are against.
-/// Collective.
-std::string ghia_error(const RunContext& ctx, const NavierStokes& ns, double& rms, double& worst) {
+/// RMS and max error of the Ghia et al. cavity centrelines, and what they are against; on rank 0
+/// also the centrelines at Ghia's points (`centrelines`, GhiaComparison). Collective.
+std::string ghia_error(const RunContext& ctx, const NavierStokes& ns, double& rms, double& worst,
+                       io::Json& centrelines) {
   const Config& cfg = ctx.config;
   const Domain& domain = ctx.domain;
   const std::string re = cfg.get_string("check.ghia_re");
@@ -318,6 +328,7 @@ std::string ghia_error(const RunContext& ctx, const NavierStokes& ns, double& rm
   const std::string packed =
       domain.comm().broadcast(format("%.17g %.17g %.0f", g.rms_error, g.max_error, g.points));
   std::istringstream(packed) >> rms >> worst >> g.points;
+  centrelines = g.centrelines;
   return "Ghia et al. (1982), Re = " + re + ", " + std::to_string(g.points) + " points";
 }
 
@@ -331,6 +342,7 @@ void check_flow(const RunContext& ctx, const NavierStokes& ns, const VelocityFun
   const double linf_max = cfg.get_real("check.linf_error_max");
   double rms = 0, worst = 0;
   std::string against;
+  io::Json centrelines;
   if (reference == "exact") {
     if (!has_exact)
       throw ConfigError(
@@ -339,7 +351,7 @@ void check_flow(const RunContext& ctx, const NavierStokes& ns, const VelocityFun
     std::tie(rms, worst) = navier_stokes::velocity_error(ns, field, ns.time());
     against = "the exact solution";
   } else if (reference == "ghia") {
-    against = ghia_error(ctx, ns, rms, worst);
+    against = ghia_error(ctx, ns, rms, worst, centrelines);
   }
   if (against.empty())
     return;
@@ -348,6 +360,8 @@ void check_flow(const RunContext& ctx, const NavierStokes& ns, const VelocityFun
   f["reference"] = reference;
   f["error_l2"] = rms;
   f["error_linf"] = worst;
+  if (reference == "ghia" && ctx.domain.comm().is_root())
+    f["ghia_centrelines"] = centrelines; // the report is written by rank 0
   result.has_reference = l2_max > 0;
   result.check_passed = rms <= l2_max && (linf_max <= 0 || worst <= linf_max);
   result.check_summary =
