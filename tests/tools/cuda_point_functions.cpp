@@ -121,6 +121,26 @@ int check_elasticity() {
     failures += report(dim == 2 ? "elasticity::unit_stiffness 2D (relative)"
                                 : "elasticity::unit_stiffness 3D (relative)",
                        error / scale, 1e-15);
+    // A stretched grid's form: the unit box's parts S_ab in a kernel, weighted by
+    // V / (h_a h_b) on the host, give the same matrix.
+    Kokkos::View<double*> parts("parts", dim * dim * nd * nd);
+    Kokkos::parallel_for(
+        "check::stiffness_part", dim * dim * nd * nd, KOKKOS_LAMBDA(int t) {
+          const int p = t / (nd * nd), e = t % (nd * nd);
+          parts(t) = el::stiffness_part(dim, lame, p / dim, p % dim, e / nd, e % nd);
+        });
+    auto parts_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parts);
+    const double box = dim == 2 ? h[0] * h[1] : h[0] * h[1] * h[2];
+    double parts_error = 0;
+    for (int t = 0; t < nd * nd; ++t) {
+      double k = 0;
+      for (int p = 0; p < dim * dim; ++p)
+        k += box / (h[p / dim] * h[p % dim]) * parts_host(p * nd * nd + t);
+      parts_error = std::fmax(parts_error, std::fabs(k - host(t)));
+    }
+    failures += report(dim == 2 ? "elasticity::stiffness_part 2D sum - k0 (relative)"
+                                : "elasticity::stiffness_part 3D sum - k0 (relative)",
+                       parts_error / scale, 1e-14);
     // The consistent mass, and its total (h_x h_y (h_z) per component): sum_s m0[r][s] over the
     // rows of one component adds up to the element's volume.
     Kokkos::View<double*> m0("m0", nd * nd);
