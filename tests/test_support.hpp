@@ -45,6 +45,16 @@ inline std::vector<double> smoothly_stretched(long n, double length, double a,
   return f;
 }
 
+/// `s` with every active axis stretched by smoothly_stretched(..., a, origin): cells 1 + a times
+/// the mean width in the middle, 1 - a at the ends; a = 0 gives faces of equal widths (the
+/// stretched code path on a uniform grid).
+inline DomainSpec stretch_axes(DomainSpec s, double a) {
+  for (int axis = 0; axis < s.dim; ++axis)
+    s.faces[std::size_t(axis)] =
+        smoothly_stretched(s.cells[axis], s.length[axis], a, s.origin[axis]);
+  return s;
+}
+
 /// Every process grid (px, py, pz) with product `size` (pz = 1 in 2D).
 inline std::vector<std::array<int, 3>> process_grids(int dim, int size) {
   std::vector<std::array<int, 3>> out;

@@ -76,9 +76,7 @@ TEST(ElasticDynamics, ConsistentMassIsSymmetricAndHoldsTheMass) {
       d.cells = {12, 5, dim == 3 ? 4L : 1L};
       d.length = {2.0, 0.5, 0.25};
       if (stretched)
-        for (int a = 0; a < dim; ++a)
-          d.faces[std::size_t(a)] =
-              undertow::testing::smoothly_stretched(d.cells[a], d.length[a], 0.4);
+        d = undertow::testing::stretch_axes(d, 0.4);
       const Domain domain(world(), d);
       ElasticitySpec spec = cantilever(1.0, LinearSolver::Direct);
       spec.mass_density = 3.0;

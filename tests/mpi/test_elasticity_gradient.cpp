@@ -51,8 +51,7 @@ void check_gradients(int dim, bool compliance, bool stretched = false) {
   d.cells = {12, 4, 3};
   d.length = {3.0, 1.0, 0.75};
   if (stretched) // cells 0.6 to 1.4 times the mean width along every axis
-    for (int a = 0; a < dim; ++a)
-      d.faces[std::size_t(a)] = undertow::testing::smoothly_stretched(d.cells[a], d.length[a], 0.4);
+    d = undertow::testing::stretch_axes(d, 0.4);
   const Domain domain(comm, d);
   LinearElasticity s(domain, cantilever(d));
   fill_global_random(s.density(), 5, 0.2, 0.7);

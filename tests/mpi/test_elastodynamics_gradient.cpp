@@ -37,10 +37,7 @@ DomainSpec beam(bool stretched = false) {
   s.dim = 2;
   s.cells = {16, 4, 1};
   s.length = {2.0, 0.5, 1.0};
-  if (stretched)
-    for (int a = 0; a < 2; ++a)
-      s.faces[std::size_t(a)] = undertow::testing::smoothly_stretched(s.cells[a], s.length[a], 0.4);
-  return s;
+  return stretched ? undertow::testing::stretch_axes(s, 0.4) : s;
 }
 
 /// A cantilever clamped at x = 0, random densities in [0.5, 1], SIMP p = 3, a tip load.

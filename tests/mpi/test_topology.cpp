@@ -21,15 +21,6 @@ using namespace undertow::elasticity;
 using undertow::testing::fill_global_random;
 using undertow::testing::world;
 
-/// Faces of `s`'s active axes, smoothly stretched (`amplitude` 0.4: cells 0.6 to 1.4 times the
-/// mean width) or of equal widths (0: the stretched code path on a uniform grid).
-DomainSpec with_faces(DomainSpec s, double amplitude) {
-  for (int a = 0; a < s.dim; ++a)
-    s.faces[std::size_t(a)] =
-        undertow::testing::smoothly_stretched(s.cells[a], s.length[a], amplitude, s.origin[a]);
-  return s;
-}
-
 TEST(DensityFilter, TransposeAndConstants) {
   const auto& comm = world();
   for (bool stretched : {false, true})
@@ -39,7 +30,7 @@ TEST(DensityFilter, TransposeAndConstants) {
         uniform.dim = dim;
         uniform.cells = {13, 9, 7};
         uniform.length = {13, 9, 7};
-        const DomainSpec d = stretched ? with_faces(uniform, 0.4) : uniform;
+        const DomainSpec d = stretched ? undertow::testing::stretch_axes(uniform, 0.4) : uniform;
         const Domain domain(comm, d);
         optimisation::DensityFilter filter(domain, radius);
         Field x(domain, Location::Cell, 0, "x"), y(domain, Location::Cell, 0, "y"),
@@ -61,14 +52,14 @@ TEST(DensityFilter, TransposeAndConstants) {
 }
 
 /// The half MBB beam of the 88-line code on 60 x 20 unit elements, or on a grid of `faces`
-/// (with_faces): x held on the symmetry line x = 0, y held at the lower right corner, a unit
+/// (stretch_axes): x held on the symmetry line x = 0, y held at the lower right corner, a unit
 /// downward load at the upper left corner.
 DomainSpec mbb_domain(double faces = -1) {
   DomainSpec d;
   d.dim = 2;
   d.cells = {60, 20, 1};
   d.length = {60, 20, 1};
-  return faces < 0 ? d : with_faces(d, faces);
+  return faces < 0 ? d : undertow::testing::stretch_axes(d, faces);
 }
 
 ElasticitySpec mbb_spec() {

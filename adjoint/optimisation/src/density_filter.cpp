@@ -25,11 +25,7 @@ struct Stencil {
 
   /// The volume (area in 2D) of the cell (i, j, k) of the work field [m^dim].
   KOKKOS_INLINE_FUNCTION double volume(long i, long j, long k) const {
-    const long local[3] = {i, j, k};
-    double v = 1.0;
-    for (int a = 0; a < dim; ++a)
-      v *= g.cell_face(a, local[a] + 1) - g.cell_face(a, local[a]);
-    return v;
+    return g.control_volume(dim, i, j, k);
   }
 
   /// Σ_i H_ei v_i for the cell (i, j, k) of the work field (times the neighbours' volumes if

@@ -64,7 +64,7 @@ struct StretchedElements {
   KOKKOS_INLINE_FUNCTION void size(long i, long j, long k, double out[3]) const {
     const long local[3] = {i, j, k};
     for (int a = 0; a < 3; ++a)
-      out[a] = a < dim ? cells.cell_face(a, local[a] + 1) - cells.cell_face(a, local[a]) : 1.0;
+      out[a] = a < dim ? cells.control_width(a, local[a]) : 1.0;
   }
   KOKKOS_INLINE_FUNCTION Shape shape(long i, long j, long k) const {
     double h[3];

@@ -53,7 +53,7 @@ KOKKOS_INLINE_FUNCTION double cell_measure(const GridGeometry& g, bool uniform,
   double m = 1.0;
   for (int a = 0; a < dim; ++a)
     if (a != skip)
-      m *= g.cell_face(a, local[a] + 1) - g.cell_face(a, local[a]);
+      m *= g.control_width(a, local[a]);
   return m;
 }
 
