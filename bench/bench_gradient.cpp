@@ -7,11 +7,12 @@
 // grid (D/16 in the box [0.1, 1.2] x [0.1, 0.3] of re20_stretched.ini, 5% growth outside), whose
 // pressure solves take BoomerAMG (auto).
 //
-//   mpiexec -n R build/bin/bench_gradient [steps] [repeats] [scheme]
+//   mpiexec -n R build/bin/bench_gradient [steps] [repeats] [scheme] [coarsest cells]
 //
 // scheme: explicit (SSP-RK3, three projections a step; the default), imex (RK3-CN, three
 // projections) or imex_last (RK3-CN projected at its last substep only: one Poisson solve a
 // step forward and one transposed solve a step in reverse). Same dt for all three.
+// coarsest cells: pressure.coarsest_cells, the multigrid's largest coarsest grid (default 8192).
 //
 // The flow is first developed for a short while (not timed) so that both sweeps see a flow with
 // a wake, not the start-up from rest.
@@ -51,7 +52,7 @@ void set_scheme(const std::string& name, NavierStokesParams& flow) {
 }
 
 void measure(const Communicator& comm, long per_diameter, long steps, int repeats,
-             const std::string& scheme, bool stretched = false) {
+             const std::string& scheme, long coarsest_cells, bool stretched = false) {
   DomainSpec s;
   s.dim = 2;
   s.cells = {22 * per_diameter, std::lround(4.1 * per_diameter), 1};
@@ -71,6 +72,7 @@ void measure(const Communicator& comm, long per_diameter, long steps, int repeat
   Control m;
   m.flow = bench::cylinder_in_channel(1e-3, 1.5, 0.2, 0.2, 0.05, 1e-12);
   set_scheme(scheme, m.flow);
+  m.flow.pressure.coarsest_cells = coarsest_cells;
   const double dt = 0.4 * 0.1 / per_diameter / 1.5; // Courant number about 0.6
   {
     // Develop the flow: 200 steps from rest.
@@ -150,6 +152,8 @@ int main(int argc, char** argv) {
     const long steps = static_cast<long>(session.number(1, 100));
     const int repeats = static_cast<int>(session.number(2, 3));
     const std::string scheme = session.text(3, "explicit");
+    const long coarsest = static_cast<long>(
+        session.number(4, double(linear::MultigridSpec::kDefaultMaxCoarsestCells)));
     if (!known_scheme(scheme)) {
       if (comm.is_root())
         std::fprintf(stderr, "bench_gradient: scheme '%s' is not explicit, imex or imex_last\n",
@@ -158,8 +162,8 @@ int main(int argc, char** argv) {
     }
     if (comm.is_root()) {
       std::printf("Store-all gradient benchmark (cylinder Re = 100, time-averaged drag): %d "
-                  "rank(s), Kokkos %s, %ld steps, scheme %s\n",
-                  comm.size(), ExecutionSpace::name(), steps, scheme.c_str());
+                  "rank(s), Kokkos %s, %ld steps, scheme %s, coarsest grid <= %ld cells\n",
+                  comm.size(), ExecutionSpace::name(), steps, scheme.c_str(), coarsest);
       std::printf("ratio = (forward with tapes + reverse) / forward alone; Poisson its per step "
                   "(all its solves); memory per rank in MiB\n\n");
       std::printf("%5s %14s %6s %10s %10s %10s %8s %8s %8s %10s %10s %10s %8s %8s\n", "D/h", "grid",
@@ -167,9 +171,9 @@ int main(int argc, char** argv) {
                   "tapes", "solver", "tapes/sol", "RSS fwd", "RSS grad");
     }
     return session.run("bench_gradient", [&] {
-      measure(comm, 8, steps, repeats, scheme);
-      measure(comm, 16, steps, repeats, scheme);
-      measure(comm, 16, steps, repeats, scheme, true);
+      measure(comm, 8, steps, repeats, scheme, coarsest);
+      measure(comm, 16, steps, repeats, scheme, coarsest);
+      measure(comm, 16, steps, repeats, scheme, coarsest, true);
     });
   }
 }

@@ -12,7 +12,9 @@
 //
 //   mpiexec -n R build/bin/bench_pressure_poisson [repetitions] [mg|amg] [grid name]
 //
-// A grid name (cavity, channel, stretch, duct, prime) runs those grids alone. Stretched grids
+// A grid name (cavity, channel, stretch, duct, coarsest, prime) runs those grids alone;
+// "coarsest" is the uniform channel at D/8 to D/40 with the coarsest grid limited to 8192, 1024
+// and 64 cells (pressure.coarsest_cells), rows "c<=N". Stretched grids
 // ("stretch": the DFG channel with cells of D/20 to D/80 around the cylinder, growing by 5% away
 // from it; "duct": the 3D duct of cases/cylinder/duct3d_re20_stretched.ini at D/10 to D/20,
 // growing by 10%) are solved with PETSc's CG only: the multigrid's columns then hold its line
@@ -71,6 +73,12 @@ struct Grid {
   /// cylinder and its near wake, growing by at most 5% per cell outside it (cells derived); in
   /// 3D the duct 2.5 x 0.41 x 0.41 with the box [0.4, 0.8] x [0.13, 0.27] x [0.1, 0.31] and 10%.
   double box_spacing = 0.0;
+  /// pressure.coarsest_cells: the multigrid's largest coarsest grid.
+  long coarsest_cells = MultigridSpec::kDefaultMaxCoarsestCells;
+  /// The row's name: the grid's, or for the "coarsest" rows the limit, as "c<=64".
+  std::string label() const {
+    return name == "coarsest" ? "c<=" + std::to_string(coarsest_cells) : name;
+  }
 };
 
 /// The domain of `grid` (its cell counts filled in for a stretched one).
@@ -122,6 +130,7 @@ std::string measure(const Communicator& comm, Grid grid, int reps, bool with_amg
     // The Kokkos CG refuses stretched grids (yet): there the KCG columns are the point smoother.
     const bool points = which == 1 && !domain.all_uniform();
     PoissonSpec ps;
+    ps.coarsest_cells = grid.coarsest_cells;
     if (points)
       ps.smoother = MultigridSmoother::Points;
     if (grid.channel)
@@ -176,7 +185,7 @@ std::string measure(const Communicator& comm, Grid grid, int reps, bool with_amg
   if (comm.is_root()) {
     if (iterations[0] < 0) // its message is above the row
       solve_time[0] = 0;
-    std::printf("%-8s %10s %10.0f | %5d %10.2f | ", grid.name.c_str(),
+    std::printf("%-8s %10s %10.0f | %5d %10.2f | ", grid.label().c_str(),
                 (std::to_string(grid.cells[0]) + "x" + std::to_string(grid.cells[1]) +
                  (dim == 3 ? "x" + std::to_string(grid.cells[2]) : std::string()))
                     .c_str(),
@@ -234,6 +243,12 @@ int main(int argc, char** argv) {
       grids.push_back({"stretch", 2, {0, 0, 1}, true, 0.1 / double(d)});
     for (long d : {10L, 14L, 20L})
       grids.push_back({"duct", 3, {0, 0, 0}, true, 0.1 / double(d)});
+    // The uniform channel at D/8 to D/40 (its odd 33 to 164 cells across) with the coarsest grid
+    // limited to 8192 (the default: halving stops at the first odd count that fits), 1024 and
+    // 64 cells (pressure.coarsest_cells).
+    for (long d : {8L, 10L, 20L, 40L})
+      for (long limit : {MultigridSpec::kDefaultMaxCoarsestCells, 1024L, 64L})
+        grids.push_back({"coarsest", 2, {22 * d, (41 * d + 5) / 10, 1}, true, 0.0, limit});
     grids.push_back({"prime", 2, {1009, 1009, 1}});
     grids.push_back({"prime", 3, {67, 67, 67}});
     std::vector<std::string> hierarchies;

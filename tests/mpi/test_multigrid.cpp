@@ -680,6 +680,48 @@ TEST(Multigrid, LevelsStayDistributedUntilSmallThenGoOntoFewerRanks) {
   }
 }
 
+TEST(Multigrid, ASmallerCoarsestGridLimitHalvesOddGridsFurther) {
+  // pressure.coarsest_cells: the DFG channel at D/10 (220 x 41) stops halving at its odd 41 cells
+  // across while the grid fits the default direct solve (110 x 41, as it always has); a smaller
+  // limit halves the odd axes too, into cells of two widths, down to a coarsest grid within it.
+  // The solve converges as before, in at most one more iteration.
+  const auto& comm = world();
+  DomainSpec ds;
+  ds.dim = 2;
+  ds.cells = {220, 41, 1};
+  ds.length = {2.2, 0.41, 1};
+  const Domain d(comm, ds);
+  Field b(d, Location::Cell, 1, "b"), p(d, Location::Cell, 1, "p"),
+      check(d, Location::Cell, 1, "check");
+  set_pseudo_random(b, 6);
+  const std::vector<std::pair<long, std::array<long, 3>>> expected = {
+      {MultigridSpec::kDefaultMaxCoarsestCells, {110, 41, 1}},
+      {1024, {55, 11, 1}},
+      {64, {7, 3, 1}}};
+  int default_iterations = 0;
+  for (const auto& [limit, coarsest] : expected) {
+    PoissonSpec ps;
+    ps.faces = outflow_x();
+    ps.preconditioner = PressurePreconditioner::Multigrid;
+    ps.coarsest_cells = limit;
+    PressurePoisson poisson(d, ps);
+    const MultigridPlan& plan = poisson.multigrid()->plan();
+    EXPECT_EQ(plan.levels.back().cells, coarsest) << limit << ": " << plan.describe();
+    fill_value(p, p.ghosted(), 0.0);
+    const int its = poisson.solve(b, p).iterations;
+    poisson.apply(p, check);
+    axpy(-1.0, b, check);
+    EXPECT_LT(std::sqrt(global_dot(comm, check, check)), 1e-8 * std::sqrt(global_dot(comm, b, b)))
+        << limit;
+    if (limit == MultigridSpec::kDefaultMaxCoarsestCells)
+      default_iterations = its;
+    EXPECT_LE(its, default_iterations + 1) << limit;
+    if (comm.is_root())
+      std::printf("coarsest cells <= %ld: %s, %d CG iterations\n", limit, plan.describe().c_str(),
+                  its);
+  }
+}
+
 TEST(Multigrid, AnyCellCountCoarsensAndALimitIsExplained) {
   // A prime number of cells per axis: the odd axes are halved into cells of two widths until
   // the grid is small, so it has a hierarchy down to a small direct solve (its iterations: the

@@ -254,6 +254,7 @@ void PressurePoisson::setup_preconditioner(PC pc) {
   else if (m_spec.preconditioner == P::Auto || m_spec.preconditioner == P::Multigrid) {
     MultigridSpec mg;
     mg.faces = m_spec.faces;
+    mg.max_coarsest_cells = m_spec.coarsest_cells;
     mg.device_coarsest = kokkos_krylov_wanted(); // the whole V-cycle on the fields' memory
     mg.line_relaxation = m_spec.smoother == MultigridSmoother::Lines ||
                          (m_spec.smoother == MultigridSmoother::Auto && !m_domain.all_uniform());

@@ -70,6 +70,14 @@ void declare_flow_keys(ConfigSchema& s) {
         "(alternating zebra line relaxation: iterations independent of the stretching in 2D), or "
         "auto (points on uniform grids, lines on stretched ones)")
       .one_of({"auto", "points", "lines"});
+  const long coarsest = linear::MultigridSpec::kDefaultMaxCoarsestCells;
+  s.add("pressure.coarsest_cells", ValueType::Integer, std::to_string(coarsest),
+        "the geometric multigrid halves its grid until it has at most this many cells (odd "
+        "cell counts too, where no axis is even), then solves that grid directly. The default "
+        "keeps a direct solve of up to 8192 cells (results as before); a small value such as 64 "
+        "coarsens odd grids further, which makes the V-cycle cheaper where the coarsest grid would "
+        "otherwise be large (docs/performance.md). Results change at the solver's tolerance")
+      .range(1, double(coarsest));
   s.add("pressure.krylov", ValueType::Choice, "auto",
         "the pressure CG: petsc (PETSc's KSPCG on host vectors, any preconditioner), kokkos "
         "(our CG on the fields' own memory with the geometric multigrid: nothing crosses to the "
@@ -157,6 +165,7 @@ NavierStokesParams flow_parameters(const Config& cfg, const Domain& domain) {
   params.pressure.rtol = cfg.get_real("pressure.rtol");
   params.pressure.atol = std::max(cfg.get_real("pressure.atol"), params.pressure.atol); // 0: none
   params.pressure.max_iterations = static_cast<int>(cfg.get_int("pressure.max_iterations"));
+  params.pressure.coarsest_cells = cfg.get_int("pressure.coarsest_cells");
   params.pressure.options = cfg.get_string("pressure.petsc_options");
   linear::option_names("pressure.petsc_options", params.pressure.options); // checked now
   {

@@ -64,12 +64,13 @@ struct MultigridSpec {
   long min_cells_per_rank = 1024;
   /// Odd cell counts are halved too (into cells of two widths) while the grid has more cells
   /// than this; a smaller grid that cannot be halved evenly is the coarsest, solved directly.
-  long max_coarsest_cells = 8192;
+  long max_coarsest_cells = kDefaultMaxCoarsestCells; ///< pressure.coarsest_cells
   long max_direct_entries = 1L << 22; ///< largest band storage (doubles) of the coarsest solve
   /// Solve the coarsest grid in a kernel with its dense inverse (on a GPU: no copies to the
   /// host); the coarsest grid then has at most kMaxDenseCoarsestCells cells.
   bool device_coarsest = false;
   static constexpr long kMaxDenseCoarsestCells = 1024;
+  static constexpr long kDefaultMaxCoarsestCells = 8192;
 };
 
 /// The grids of a hierarchy and the ranks they live on, decided before anything is allocated.

@@ -74,6 +74,8 @@ struct PoissonSpec {
   double rtol = 1e-10; ///< relative residual reduction
   double atol = 1e-50; ///< absolute residual tolerance
   int max_iterations = 1000;
+  /// The geometric multigrid's largest coarsest grid (MultigridSpec::max_coarsest_cells).
+  long coarsest_cells = MultigridSpec::kDefaultMaxCoarsestCells;
   std::string prefix = "pressure_"; ///< PETSc options prefix
   std::string options;              ///< e.g. "-pc_type hypre -ksp_monitor"; applied under `prefix`
 };
