@@ -74,9 +74,10 @@ void declare_flow_keys(ConfigSchema& s) {
   s.add("pressure.coarsest_cells", ValueType::Integer, std::to_string(coarsest),
         "the geometric multigrid halves its grid until it has at most this many cells (odd "
         "cell counts too, where no axis is even), then solves that grid directly. The default "
-        "keeps a direct solve of up to 8192 cells (results as before); a small value such as 64 "
-        "coarsens odd grids further, which makes the V-cycle cheaper where the coarsest grid would "
-        "otherwise be large (docs/performance.md). Results change at the solver's tolerance")
+        "keeps a direct solve of up to 8192 cells (results as before); 1024 coarsens odd grids "
+        "further at the same iterations, which makes the solve cheaper where the coarsest grid "
+        "would otherwise be large (34% on 220x41, 1 rank; much smaller limits cost an iteration: "
+        "docs/performance.md). Results change at the solver's tolerance")
       .range(1, double(coarsest));
   s.add("pressure.krylov", ValueType::Choice, "auto",
         "the pressure CG: petsc (PETSc's KSPCG on host vectors, any preconditioner), kokkos "
