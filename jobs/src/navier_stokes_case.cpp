@@ -3,6 +3,7 @@
 /// and the reference checks (exact solutions, Ghia et al. 1982 cavity centrelines).
 
 #include "flow_outputs.hpp"
+#include "initial_velocity.hpp"
 #include "insitu_output.hpp"
 #include "models.hpp"
 #include "navier_stokes_setup.hpp"
@@ -382,9 +383,12 @@ RunResult run_navier_stokes(const RunContext& ctx) {
     require_ghia_inputs(ctx); // now, not after the run
   NavierStokes ns(ctx.domain, params);
   bool has_exact = false;
-  const VelocityFunction field = navier_stokes::initial_field(cfg.get_string("initial.type"),
-                                                              cfg.get_real("initial.amplitude"),
-                                                              ctx.domain, params.nu, has_exact);
+  // A restart replaces the initial velocity: a file that started the run is not read again.
+  const bool from_file = cfg.get_string("initial.type") == "file";
+  const VelocityFunction field =
+      from_file && !ctx.restart_file.empty()
+          ? VelocityFunction([](int, double, double, double, double) { return 0.0; })
+          : initial_velocity(cfg, ctx.domain, params.nu, has_exact, ctx.log);
   const long first_step = start_flow(ctx, ns, field);
 
   FlowStepper stepper(ns);

@@ -2,6 +2,7 @@
 #include "restart.hpp"
 
 #include "checkpoint_plan.hpp"
+#include "initial_velocity.hpp"
 
 #include "undertow/core/error.hpp"
 #include "undertow/io/field_file.hpp"
@@ -137,11 +138,7 @@ adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
     m.initial_psi_scale = ns.psi_scale();
   } else {
     bool exact = false;
-    navier_stokes::set_velocity(ns,
-                                navier_stokes::initial_field(cfg.get_string("initial.type"),
-                                                             cfg.get_real("initial.amplitude"),
-                                                             domain, m.flow.nu, exact),
-                                0.0);
+    navier_stokes::set_velocity(ns, initial_velocity(cfg, domain, m.flow.nu, exact, log), 0.0);
   }
   m.initial = ns.make_velocity("initial");
   for (int c = 0; c < domain.dim(); ++c)

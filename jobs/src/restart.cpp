@@ -223,30 +223,39 @@ long read_restart(const std::string& path, navier_stokes::NavierStokes& ns, cons
   return step;
 }
 
-long read_restart(const std::string& path, RestartState& state, const Domain& domain,
-                  const Config& config) {
+void require_restart_file(const Communicator& comm, const std::string& path,
+                          const std::string& given_as) {
   // 0: missing, 1: a directory (or a device), 2: a regular file.
   long long kind = 0;
-  if (domain.comm().is_root())
+  if (comm.is_root())
     kind = std::filesystem::is_regular_file(path) ? 2 : std::filesystem::exists(path) ? 1 : 0;
-  kind = domain.comm().max(kind);
+  kind = comm.max(kind);
   if (kind == 0)
-    throw ConfigError("--restart " + path + ": no such file. Restart files are written to " +
+    throw ConfigError(given_as + ": no such file. Restart files are written to " +
                       "<output>/restart/ (restart.every, restart.at_step, or SIGUSR1/SIGTERM).");
   if (kind == 1)
-    throw ConfigError("--restart " + path + ": not a regular file (a directory?); give one " +
+    throw ConfigError(given_as + ": not a regular file (a directory?); give one " +
                       "restart file, e.g. <output>/restart/restart_000000100.h5");
+}
+
+void check_restart_format(const io::FieldFile& file) {
+  if (!file.has_attribute("format") || file.string_attribute("format") != kFormat)
+    throw CollectiveError("it is an HDF5 file but not an undertow restart file (no 'format = " +
+                          std::string(kFormat) + "' attribute)");
+  const double version = file.real_attribute("format_version");
+  if (version != kFormatVersion)
+    throw CollectiveError(format("its restart format version is %g, ", version) +
+                          "this undertow (" + UNDERTOW_VERSION_STRING + ") reads version " +
+                          format("%g", kFormatVersion) +
+                          "; continue the run with the undertow that wrote it");
+}
+
+long read_restart(const std::string& path, RestartState& state, const Domain& domain,
+                  const Config& config) {
+  require_restart_file(domain.comm(), path, "--restart " + path);
   try {
     io::FieldFile file(domain, path, io::FieldFile::Mode::Read);
-    if (!file.has_attribute("format") || file.string_attribute("format") != kFormat)
-      throw CollectiveError("it is an HDF5 file but not an undertow restart file (no 'format = " +
-                            std::string(kFormat) + "' attribute)");
-    const double version = file.real_attribute("format_version");
-    if (version != kFormatVersion)
-      throw CollectiveError(format("its restart format version is %g, ", version) +
-                            "this undertow (" + UNDERTOW_VERSION_STRING + ") reads version " +
-                            format("%g", kFormatVersion) +
-                            "; continue the run with the undertow that wrote it");
+    check_restart_format(file);
     const auto theirs = parse(file.string_attribute("case_signature"));
     const auto ours = parse(case_signature(config));
     std::string differences;

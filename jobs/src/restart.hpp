@@ -6,6 +6,7 @@
 #include "undertow/core/config.hpp"
 #include "undertow/core/log.hpp"
 #include "undertow/core/simulation.hpp"
+#include "undertow/io/field_file.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
 #include <string>
@@ -37,6 +38,15 @@ struct RestartState {
 /// Collective.
 std::string write_restart(const std::string& dir, const RestartState& state, const Domain& domain,
                           const Config& config, long step, int keep, double dt);
+
+/// Throws ConfigError, starting with `given_as` (how the user named the file, e.g. "--restart
+/// x.h5"), unless `path` is a regular file. Collective.
+void require_restart_file(const Communicator& comm, const std::string& path,
+                          const std::string& given_as);
+
+/// Throws CollectiveError unless `file` is an undertow restart file of the format version this
+/// build reads (its 'format' and 'format_version' attributes). Collective.
+void check_restart_format(const io::FieldFile& file);
 
 /// Loads `path` into `state` (its fields and numbers, named as written) and returns the step it
 /// was written at. Throws ConfigError naming the file and what does not match: missing or

@@ -24,8 +24,15 @@ void declare_flow_keys(ConfigSchema& s) {
   ObstacleSet::declare_keys(s);
   declare_actuator_keys(s);
   control::FeedbackPolicy::declare_keys(s);
-  s.add("initial.type", ValueType::Choice, "rest", "initial velocity field")
-      .one_of({"rest", "taylor_green", "abc", "poiseuille"});
+  s.add("initial.type", ValueType::Choice, "rest",
+        "initial velocity field: rest, taylor_green, abc, poiseuille, or file (the velocity of "
+        "the restart file initial.file, from a run on any grid, interpolated onto this one and "
+        "made divergence-free: e.g. a finer run started from a coarser run's developed flow)")
+      .one_of({"rest", "taylor_green", "abc", "poiseuille", "file"});
+  s.add("initial.file", ValueType::String, "",
+        "with initial.type = file: a Navier-Stokes restart file (<output>/restart/"
+        "restart_<step>.h5, path as given) whose box covers this one, with the same dimension and "
+        "periodicity; its grid may differ. Times count from 0 (the file's time is logged)");
   s.add("initial.amplitude", ValueType::Real, "1",
         "velocity scale of the initial field (peak velocity for poiseuille) [m/s]");
   s.add("time.scheme", ValueType::Choice, "explicit",
