@@ -139,6 +139,8 @@ adjoint::Control control_from_case(const Config& cfg, const Domain& domain,
   } else {
     bool exact = false;
     navier_stokes::set_velocity(ns, initial_velocity(cfg, domain, m.flow.nu, exact, log), 0.0);
+    if (cfg.get_string("initial.type") == "file")
+      ns.project_initial(); // interpolated from another grid: not divergence-free on this one
   }
   m.initial = ns.make_velocity("initial");
   for (int c = 0; c < domain.dim(); ++c)
