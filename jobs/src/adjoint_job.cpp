@@ -49,20 +49,23 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
                                return flow_frame(b, ns, step, time);
                              },
                              {{"phase", "forward"}});
-    if (!FlowOutputs::requested(config)) {
-      guard = std::make_unique<DivergenceGuard>(ns, loaded.output_dir, 0.0, sim.first_step(),
-                                                sim.next_dt());
-      guard->attach(sim, Cadence::last_step());
-      return;
-    }
     ++forward_sweeps;
     std::string out = loaded.output_dir;
     if (command != "gradient") {
       char sub[48];
       std::snprintf(sub, sizeof sub, "/evaluations/%04ld", forward_sweeps);
       out += sub;
-      run_on_root(ns.domain().comm(), [&] { io::make_directories(out); });
     }
+    if (!FlowOutputs::requested(config)) {
+      // The guard makes its folder only for a diverged sweep: a trial design of optimize that
+      // diverges (and is rejected) leaves its last good state in evaluations/<n>/, not beside
+      // the optimisation's own files.
+      guard = std::make_unique<DivergenceGuard>(ns, out, 0.0, sim.first_step(), sim.next_dt());
+      guard->attach(sim, Cadence::last_step());
+      return;
+    }
+    if (command != "gradient")
+      run_on_root(ns.domain().comm(), [&] { io::make_directories(out); });
     outputs = std::make_unique<FlowOutputs>(config, ns, out, case_file,
                                             FlowOutputKinds{false, false, false}, log);
     outputs->attach(sim);

@@ -42,7 +42,8 @@ struct AdjointJob {
   /// evaluations/<n>/ for the n-th forward sweep of `optimize`.
   std::unique_ptr<FlowOutputs> outputs;
   /// Without those outputs, the divergence guard alone watches the forward sweep (a diverged
-  /// run stops at the check after it, with last_good_state.h5 in the output directory).
+  /// run stops at the check after it, with last_good_state.h5 in the same directory as the
+  /// outputs would be: the output directory, or evaluations/<n>/).
   std::unique_ptr<DivergenceGuard> guard;
   long forward_sweeps = 0;
   /// In-situ pipelines that see every step of the forward sweep of a gradient (set by

@@ -7,6 +7,7 @@
 #include "undertow/core/reductions.hpp"
 #include "undertow/core/signals.hpp"
 #include "undertow/io/field_file.hpp"
+#include "undertow/io/files.hpp"
 #include "undertow/solvers/navier_stokes/diagnostics.hpp"
 
 #include <algorithm>
@@ -154,6 +155,7 @@ void DivergenceGuard::step_failed(const Simulation& sim, const CollectiveError& 
 std::string DivergenceGuard::save_last_good() const {
   const std::string path = m_output_dir + "/last_good_state.h5";
   try {
+    run_on_root(m_ns.domain().comm(), [&] { io::make_directories(m_output_dir); });
     io::FieldFile file(m_ns.domain(), path, io::FieldFile::Mode::Create);
     const char* names[3] = {"u", "v", "w"};
     for (int c = 0; c < m_ns.domain().dim(); ++c)
