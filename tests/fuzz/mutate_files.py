@@ -198,9 +198,9 @@ def gradient_result(path):
 
 def checkpoint_part(a, mpi, work, counts, defects):
     """Every mutation of the checkpoint file of a gradient stopped by SIGTERM in its reverse
-    sweep, continued with `gradient --resume` on 2 ranks."""
+    sweep, continued with `gradient --resume` on `a.ranks` ranks."""
     case = os.path.join(work, "cavity.ini")
-    ranks = 2
+    ranks = a.ranks
     code, out, err = run(mpi(ranks) + [a.undertow, "gradient", case] + GRADIENT_SETTINGS +
                          ["--output", os.path.join(work, "gradient_reference"), "--report",
                           os.path.join(work, "gradient_reference.json")])
@@ -271,6 +271,7 @@ def main():
     p.add_argument("--np-flag", default="-n")
     p.add_argument("--work", required=True)
     p.add_argument("--only", choices=["restart", "checkpoint"], default=None)
+    p.add_argument("--ranks", type=int, default=2, help="ranks of the checkpointed gradient")
     a = p.parse_args()
     # See fuzz_inputs.py: mpirun's 2 s wait after a non-zero exit changes nothing else.
     os.environ.setdefault("OMPI_MCA_odls_base_sigkill_timeout", "0")
