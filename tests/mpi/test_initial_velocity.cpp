@@ -110,6 +110,13 @@ std::string error_of(const std::function<void()>& call) {
   return "(no ConfigError)";
 }
 
+/// Whether `message` contains `fragment`; a failure shows the whole message.
+::testing::AssertionResult says(const std::string& message, const std::string& fragment) {
+  if (message.find(fragment) != std::string::npos)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << message << "' lacks '" << fragment << "'";
+}
+
 TEST(InitialVelocityFromFile, TheFilesOwnGridGivesItsValuesBitForBit) {
   const Scratch scratch("identity");
   for (const std::string& lines :
@@ -199,32 +206,28 @@ TEST(InitialVelocityFromFile, UnusableFilesAreConfigErrorsThatSayWhy) {
     Flow target(lines, periodic_x);
     return error_of([&] { velocity_from_file(file, target.domain); });
   };
-  EXPECT_NE(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9", false, scratch.dir + "/none.h5")
-                .find("initial.file = " + scratch.dir + "/none.h5: no such file"),
-            std::string::npos);
-  EXPECT_NE(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9", false, scratch.dir)
-                .find("not a regular file"),
-            std::string::npos);
-  EXPECT_NE(read_into("dim = 2\ncells = 12 9\nlength = 1.3 0.9", false, path)
-                .find("does not cover this case's [0, 1.3]"),
-            std::string::npos);
-  EXPECT_NE(read_into("dim = 2\ncells = 12 9\norigin = -0.1 0\nlength = 1.2 0.9", false, path)
-                .find("does not cover"),
-            std::string::npos);
-  EXPECT_NE(read_into("dim = 3\ncells = 12 9 3\nlength = 1.2 0.9 0.3", false, path)
-                .find("its grid is 2D and this case's is 3D"),
-            std::string::npos);
-  EXPECT_NE(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9\nperiodic = true false", true, path)
-                .find("periodic along x"),
-            std::string::npos);
+  EXPECT_TRUE(
+      says(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9", false, scratch.dir + "/none.h5"),
+           "initial.file = " + scratch.dir + "/none.h5: no such file"));
+  EXPECT_TRUE(says(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9", false, scratch.dir),
+                   "not a regular file"));
+  EXPECT_TRUE(says(read_into("dim = 2\ncells = 12 9\nlength = 1.3 0.9", false, path),
+                   "does not cover this case's [0, 1.3]"));
+  EXPECT_TRUE(
+      says(read_into("dim = 2\ncells = 12 9\norigin = -0.1 0\nlength = 1.2 0.9", false, path),
+           "does not cover"));
+  EXPECT_TRUE(says(read_into("dim = 3\ncells = 12 9 3\nlength = 1.2 0.9 0.3", false, path),
+                   "its grid is 2D and this case's is 3D"));
+  EXPECT_TRUE(
+      says(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9\nperiodic = true false", true, path),
+           "periodic along x"));
   // Another model's restart file.
   RestartState other = restart_state(source.ns);
   other.model = "advection_diffusion";
   const std::string other_path =
       write_restart(scratch.dir + "/other", other, source.domain, source.loaded.config, 3, 1, 0.1);
-  EXPECT_NE(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9", false, other_path)
-                .find("a restart file of model advection_diffusion"),
-            std::string::npos);
+  EXPECT_TRUE(says(read_into("dim = 2\ncells = 12 9\nlength = 1.2 0.9", false, other_path),
+                   "a restart file of model advection_diffusion"));
 }
 
 TEST(InitialVelocityFromFile, TheKeysAskForEachOther) {
@@ -236,11 +239,9 @@ TEST(InitialVelocityFromFile, TheKeysAskForEachOther) {
     const jobs::LoadedCase c = jobs::load_case_text(world(), text, "keys.ini", overrides, "");
     return error_of([&] { initial_velocity(c.config, flow.domain, 0.01, exact, log); });
   };
-  EXPECT_NE(with({"initial.type=file"}).find("initial.type = file needs initial.file"),
-            std::string::npos);
-  EXPECT_NE(
-      with({"initial.file=x.h5"}).find("initial.file = x.h5 is given but initial.type = rest"),
-      std::string::npos);
+  EXPECT_TRUE(says(with({"initial.type=file"}), "initial.type = file needs initial.file"));
+  EXPECT_TRUE(
+      says(with({"initial.file=x.h5"}), "initial.file = x.h5 is given but initial.type = rest"));
 }
 
 } // namespace
