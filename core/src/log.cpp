@@ -84,8 +84,8 @@ std::string Timers::report(const Communicator& comm) const {
   return out.str();
 }
 
-Progress::Progress(const Log& log, double t_end, long every, double t_start)
-    : m_log(log), m_t_end(t_end), m_every(every), m_t_start(t_start),
+Progress::Progress(const Log& log, double t_end, long every, double t_start, long step_start)
+    : m_log(log), m_t_end(t_end), m_every(every), m_t_start(t_start), m_step_start(step_start),
       m_start(std::chrono::steady_clock::now()) {}
 
 void Progress::update(long step, double time, double dt, const std::string& extra, bool force) {
@@ -96,13 +96,17 @@ void Progress::update(long step, double time, double dt, const std::string& extr
   char line[320];
   std::snprintf(line, sizeof line,
                 "step %7ld  t = %.5e (%5.1f%%)  dt = %.3e  %s  %.1f steps/s  ETA %s", step, time,
-                100.0 * time / m_t_end, dt, extra.c_str(), step / std::max(elapsed, 1e-12),
+                100.0 * time / m_t_end, dt, extra.c_str(), step_rate(m_step_start, step, elapsed),
                 format_duration(eta).c_str());
   m_log.info(line);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double step_rate(long step_start, long step, double elapsed) {
+  return step > step_start ? (step - step_start) / std::max(elapsed, 1e-12) : 0.0;
 }
 
 double estimate_eta(double elapsed, double t_start, double time, double t_end) {

@@ -114,7 +114,7 @@ RunResult run_advection_diffusion(const RunContext& ctx) {
     write_restart_file(s, restart_state(solver), ctx.domain, cfg, ctx.output_dir, ctx.case_file,
                        ctx.log);
   });
-  Progress progress(ctx.log, t_end, every);
+  Progress progress(ctx.log, t_end, every, solver.time(), first_step);
   sim.add_callback("progress", Cadence::steps(every) | Cadence::last_step(), [&](Simulation& s) {
     if (every > 0)
       progress.update(s.step(), solver.time(), dt,

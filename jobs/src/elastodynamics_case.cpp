@@ -365,7 +365,7 @@ RunResult run_elastodynamics(const RunContext& ctx, LinearElasticity& solver,
   ElasticityFieldWriter fields(ctx, "the simulated time [s]", first_step > 0 ? first_step : -1);
   NewmarkStepper stepper(run, timers, probe);
   const long progress_every = cfg.get_int("output.progress_every");
-  Progress progress(ctx.log, t_end, progress_every);
+  Progress progress(ctx.log, t_end, progress_every, run.time(), first_step);
   if (first_step == 0) { // a continued run's series goes on as the uninterrupted run's
     auto scope = timers.scope("output");
     fields.write(0, run.time(), solver, run.displacement(), &run.velocity());

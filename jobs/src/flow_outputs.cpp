@@ -254,7 +254,8 @@ void FlowOutputs::attach(Simulation& sim) {
                        m_diagnostics.append(sample(s).row);
                    });
   if (m_kinds.progress && m_every > 0) {
-    m_progress = std::make_unique<Progress>(m_log, sim.clock().t_end, m_every, ns.time());
+    m_progress =
+        std::make_unique<Progress>(m_log, sim.clock().t_end, m_every, ns.time(), sim.step());
     sim.add_callback("progress", Cadence::steps(m_every) | Cadence::last_step(),
                      [this](Simulation& s) { print_progress(s); });
   }

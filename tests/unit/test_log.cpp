@@ -1,4 +1,5 @@
-// Progress-line arithmetic: the ETA extrapolates the rate in simulated time from the run's start.
+// Progress-line arithmetic: the ETA extrapolates the rate in simulated time from the run's start,
+// and the step rate counts the steps of this run (a continued run's own).
 
 #include "undertow/core/log.hpp"
 
@@ -16,6 +17,15 @@ TEST(Progress, EtaExtrapolatesFromTheStartOfTheRun) {
   // Before any progress, and past the end, there is nothing to extrapolate.
   EXPECT_DOUBLE_EQ(estimate_eta(1.0, 0.0, 0.0, 10.0), 0.0);
   EXPECT_DOUBLE_EQ(estimate_eta(1.0, 0.0, 11.0, 10.0), 0.0);
+}
+
+TEST(Progress, StepRateCountsTheStepsOfThisRun) {
+  // 100 steps in 20 s from the start: 5 steps/s.
+  EXPECT_DOUBLE_EQ(step_rate(0, 100, 20.0), 5.0);
+  // A run continued from step 712 that reached step 800 in 110 s took 88 steps, not 800.
+  EXPECT_DOUBLE_EQ(step_rate(712, 800, 110.0), 0.8);
+  // Before its first step a run has no rate.
+  EXPECT_DOUBLE_EQ(step_rate(712, 712, 5.0), 0.0);
 }
 
 TEST(Progress, DurationFormat) {

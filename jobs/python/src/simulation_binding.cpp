@@ -96,7 +96,8 @@ class FlowSimulation : public Resource {
       throw ConfigError(
           format("run(until=%g): the simulation is already at t = %g s", until, ns().time()));
     Simulation sim(m_case.comm, model, clock, ns().steps());
-    Progress progress(m_log, std::isfinite(until) ? until : ns().time(), m_every, ns().time());
+    Progress progress(m_log, std::isfinite(until) ? until : ns().time(), m_every, ns().time(),
+                      ns().steps());
     const auto check = [this, &progress](Simulation& s) {
       m_dt = s.dt();
       require_finite();

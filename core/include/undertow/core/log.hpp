@@ -66,12 +66,13 @@ class Timers {
 
 /// The progress line: step, time (and its fraction of t_end), dt, extra figures (CFL, solver
 /// iterations, objective, ...), step rate and ETA. The ETA is extrapolated from simulated time, so
-/// it also holds with an adaptive dt. Rank 0 prints.
+/// it also holds with an adaptive dt; the step rate counts the steps this process has taken, so a
+/// continued run (from step `step_start` at time `t_start`) reports its own rate. Rank 0 prints.
 class Progress {
  public:
-  /// The run goes from `t_start` to `t_end`; print every `every` steps (and whenever `update` is
-  /// forced); 0 disables.
-  Progress(const Log& log, double t_end, long every, double t_start = 0.0);
+  /// The run goes from `t_start` [s] at step `step_start` to `t_end` [s]; print every `every`
+  /// steps (and whenever `update` is forced); 0 disables.
+  Progress(const Log& log, double t_end, long every, double t_start = 0.0, long step_start = 0);
   /// Prints if `step` is a multiple of `every`, or if `force`. Not collective.
   void update(long step, double time, double dt, const std::string& extra, bool force = false);
 
@@ -80,8 +81,13 @@ class Progress {
   double m_t_end;
   long m_every;
   double m_t_start;
+  long m_step_start;
   std::chrono::steady_clock::time_point m_start;
 };
+
+/// Steps per second of wall time for a run that went from step `step_start` to `step` in
+/// `elapsed` seconds; 0 before any step.
+double step_rate(long step_start, long step, double elapsed);
 
 /// Seconds left for a run from t_start to t_end that has reached `time` after `elapsed` seconds,
 /// extrapolating its rate in simulated time; 0 before any progress.
