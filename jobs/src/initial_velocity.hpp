@@ -12,6 +12,13 @@
 
 namespace undertow {
 
+/// What velocity_from_file tells of the file it read.
+struct FileVelocityInfo {
+  std::string description; ///< one line for the log: the file, its grid, step and time
+  long values_held = 0;    ///< velocity values of the file this rank holds (around its points)
+  long values_in_file = 0; ///< all the file's velocity values
+};
+
 /// The velocity of the Navier-Stokes restart file `path` (any grid: uniform or stretched, any
 /// resolution, written on any number of ranks) as a function on the box: each component
 /// multilinearly interpolated between its own staggered points of the file's grid, wrapped along
@@ -22,11 +29,16 @@ namespace undertow {
 ///
 /// Throws ConfigError naming the file, the problem and the fix: missing, not a restart file,
 /// another model, another dimension or periodicity, a box that does not cover this domain's, or
-/// a corrupted dataset (checksums). `description` (if given) receives one line for the log:
-/// the file's grid, time and step. Memory: every rank holds the file's whole velocity (8 bytes
-/// per face of its grid per component) while the function lives. Collective.
+/// a corrupted dataset (checksums). `info` (if given) receives a line for the log and the
+/// memory held.
+///
+/// The function may be evaluated only at this rank's owned points of each velocity component
+/// of `domain` (what set_velocity does): the file is read in its grid's own decomposition and
+/// redistributed with one all-to-all, so that each rank holds only the file's points around its
+/// own (8 bytes per point, about its share of the file), never the whole field. Evaluating it
+/// elsewhere throws std::logic_error. Collective.
 navier_stokes::VelocityFunction velocity_from_file(const std::string& path, const Domain& domain,
-                                                   std::string* description = nullptr);
+                                                   FileVelocityInfo* info = nullptr);
 
 /// The initial velocity that [initial] asks for: initial_field's analytic fields, or with
 /// initial.type = file velocity_from_file(initial.file), said in `log`. `exact` tells whether it

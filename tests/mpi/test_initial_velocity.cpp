@@ -4,7 +4,8 @@
 // stretched and smaller grids (2D and 3D), the wall-adjacent points included; a smooth periodic
 // field converges at second order across the periodic wrap; and every unusable file is a
 // ConfigError that names the problem. On 1, 2 and 4 ranks (the file written on one count is
-// read on that count, its grid decomposed as this one's is not).
+// read on that count, its grid decomposed as this one's is not), each rank holding only about
+// its share of the file.
 
 #include "test_support.hpp"
 
@@ -101,6 +102,12 @@ double multilinear(int c, double x, double y, double z) {
   return 0.5 + c + (1.5 - c) * x - 2.0 * y + 0.7 * x * y + (0.3 + c) * z - 0.4 * y * z;
 }
 
+VelocityFunction multilinear_field() {
+  return [](int c, double x, double y, double z, double) {
+    return multilinear(c, x, y, z);
+  };
+}
+
 std::string error_of(const std::function<void()>& call) {
   try {
     call();
@@ -141,9 +148,7 @@ TEST(InitialVelocityFromFile, TheFilesOwnGridGivesItsValuesBitForBit) {
 
 TEST(InitialVelocityFromFile, MultilinearFieldsAreExactOnOtherGrids) {
   const Scratch scratch("linear");
-  const VelocityFunction f = [](int c, double x, double y, double z, double) {
-    return multilinear(c, x, y, z);
-  };
+  const VelocityFunction f = multilinear_field();
   struct Pair {
     std::string from, to;
   };
@@ -172,6 +177,25 @@ TEST(InitialVelocityFromFile, MultilinearFieldsAreExactOnOtherGrids) {
   }
 }
 
+TEST(InitialVelocityFromFile, EachRankHoldsOnlyThePointsAroundItsOwn) {
+  const Scratch scratch("share");
+  const VelocityFunction f = multilinear_field();
+  Flow source("dim = 2\ncells = 40 30\nlength = 1.2 0.9");
+  const std::string path = write_file(source, f, scratch.dir);
+  Flow target("dim = 2\ncells = 50 37\nlength = 1.2 0.9");
+  FileVelocityInfo info;
+  navier_stokes::set_velocity(target.ns, velocity_from_file(path, target.domain, &info), 0.0);
+  EXPECT_LT(navier_stokes::velocity_error(target.ns, f, 0.0).second, 1e-13);
+  EXPECT_EQ(info.values_in_file, 41 * 30 + 40 * 31);
+  const double share = world().max(double(info.values_held) / double(info.values_in_file));
+  // One rank: the finer grid's points touch every point of the file's. More: each rank's share
+  // of the box, and a point or two more along each cut.
+  if (world().size() == 1)
+    EXPECT_EQ(share, 1.0);
+  else
+    EXPECT_LT(share, 1.0 / world().size() + 0.2) << "the largest share held: " << share;
+}
+
 TEST(InitialVelocityFromFile, SmoothPeriodicFieldsConvergeAtSecondOrderAcrossTheWrap) {
   const Scratch scratch("periodic");
   // Periodic along x: every component's points wrap (u's faces start at x = 0, v's centres at
@@ -197,9 +221,7 @@ TEST(InitialVelocityFromFile, SmoothPeriodicFieldsConvergeAtSecondOrderAcrossThe
 
 TEST(InitialVelocityFromFile, UnusableFilesAreConfigErrorsThatSayWhy) {
   const Scratch scratch("errors");
-  const VelocityFunction f = [](int c, double x, double y, double z, double) {
-    return multilinear(c, x, y, z);
-  };
+  const VelocityFunction f = multilinear_field();
   Flow source("dim = 2\ncells = 12 9\nlength = 1.2 0.9");
   const std::string path = write_file(source, f, scratch.dir);
   auto read_into = [&](const std::string& lines, bool periodic_x, const std::string& file) {
