@@ -114,14 +114,17 @@ struct SourceComponent {
   std::array<long, 3> held{};            ///< per axis: how many indices are held
   std::vector<double> values;
 
-  double at(long i, long j, long k) const {
+  /// Where global point (i, j, k) of the file's grid is in `values`.
+  std::size_t position(long i, long j, long k) const {
     const long si = slot[0][static_cast<std::size_t>(i)], sj = slot[1][static_cast<std::size_t>(j)],
                sk = slot[2][static_cast<std::size_t>(k)];
     if (si < 0 || sj < 0 || sk < 0)
       throw std::logic_error("initial.type = file: the velocity was asked for away from this "
                              "rank's points, whose neighbourhood alone it holds");
-    return values[static_cast<std::size_t>((si * held[1] + sj) * held[2] + sk)];
+    return static_cast<std::size_t>((si * held[1] + sj) * held[2] + sk);
   }
+
+  double at(long i, long j, long k) const { return values[position(i, j, k)]; }
 
   /// The multilinear interpolant at (x, y, z) [m/s].
   double interpolate(double x, double y, double z) const {
@@ -310,13 +313,8 @@ SourceComponent read_component(const io::FieldFile& file, const Domain& from, co
                 recv_counts.data(), recv_displs.data(), MPI_DOUBLE, comm.raw());
   std::size_t q = 0;
   for (int r = 0; r < size; ++r)
-    for_each_point(
-        overlap(mine, &boxes[6 * static_cast<std::size_t>(r)]), [&](long i, long j, long k) {
-          s.values[static_cast<std::size_t>((s.slot[0][static_cast<std::size_t>(i)] * s.held[1] +
-                                             s.slot[1][static_cast<std::size_t>(j)]) *
-                                                s.held[2] +
-                                            s.slot[2][static_cast<std::size_t>(k)])] = got[q++];
-        });
+    for_each_point(overlap(mine, &boxes[6 * static_cast<std::size_t>(r)]),
+                   [&](long i, long j, long k) { s.values[s.position(i, j, k)] = got[q++]; });
   return s;
 }
 
