@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   return session.run("bench_advection_diffusion", [&] {
     const Communicator& comm = session.comm();
     const long steps = static_cast<long>(session.number(1, 20));
-    const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);
+    const double triad = bench::triad_bandwidth(comm, bench::triad_elements(), 10);
     if (comm.is_root()) {
       std::printf("advection-diffusion step benchmark: %d rank(s), Kokkos %s, %ld steps\n",
                   comm.size(), ExecutionSpace::name(), steps);

@@ -4,7 +4,10 @@
 // Each grid runs with both pressure CGs (column cg): PETSc's KSPCG on host vectors and the
 // Kokkos CG on the fields' memory (pressure.krylov = petsc / kokkos).
 //
-//   mpiexec -n R build/bin/bench_navier_stokes [steps]
+//   mpiexec -n R build/bin/bench_navier_stokes [steps] [large]
+//
+// `large` runs larger grids instead (2D 1024^2 to 4096^2, 3D 128^3 and 256^3), with the Kokkos CG
+// only: the sizes that fill a GPU, where the kernels' bandwidth is measured (minutes on a CPU).
 //
 // Effective bandwidth of the momentum kernel counts its minimum traffic per stage: for each of
 // the dim components, read dim velocity fields (the stencil's values, if caches hold them) and
@@ -75,7 +78,7 @@ int main(int argc, char** argv) {
   return session.run("bench_navier_stokes", [&] {
     const Communicator& comm = session.comm();
     const long steps = static_cast<long>(session.number(1, 20));
-    const double triad = bench::triad_bandwidth(comm, 1L << 24, 10);
+    const double triad = bench::triad_bandwidth(comm, bench::triad_elements(), 10);
     if (comm.is_root()) {
       std::printf("Navier-Stokes step benchmark (lid-driven cavity, Re = 100): %d rank(s), Kokkos "
                   "%s, %ld steps\n",
@@ -85,6 +88,13 @@ int main(int argc, char** argv) {
       std::printf("%4s %6s %7s %10s %10s %10s %10s %10s %10s %12s %8s %9s %7s\n", "dim", "n", "cg",
                   "step", "momentum", "poisson", "bc+halo", "projection", "other", "Mcell-upd/s",
                   "its/step", "mom GB/s", "triad");
+    }
+    if (session.text(2, "") == "large") {
+      for (const long n : {1024L, 2048L, 4096L})
+        measure(comm, 2, n, steps, triad, linear::PressureKrylov::Kokkos);
+      for (const long n : {128L, 256L})
+        measure(comm, 3, n, steps, triad, linear::PressureKrylov::Kokkos);
+      return;
     }
     for (const auto krylov : {linear::PressureKrylov::Petsc, linear::PressureKrylov::Kokkos}) {
       measure(comm, 2, 64, steps, triad, krylov);

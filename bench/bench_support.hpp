@@ -25,6 +25,13 @@
 namespace undertow {
 namespace bench {
 
+/// Elements per array for triad_bandwidth: 2^24 (3 x 128 MiB) on host backends; 2^27 (3 x 1 GiB)
+/// on a device, where 128 MiB arrays take 0.1 ms and launch overhead lowers the figure.
+inline long triad_elements() {
+  return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible ? 1L << 24
+                                                                                   : 1L << 27;
+}
+
 /// Best-of-`reps` bandwidth [GB/s] of a = b + s c over all ranks at once (3 x 8 bytes per element,
 /// counted as STREAM does). Collective.
 inline double triad_bandwidth(const Communicator& comm, long n, int reps) {

@@ -8,6 +8,16 @@ namespace undertow {
 
 namespace {
 
+/// to[to_offset + q] = from[from_offset + q] for q < n, on the device (a free function: CUDA's
+/// extended lambdas may not sit in private members).
+void copy_buffer_range(const Kokkos::View<double*, MemorySpace>& to, std::size_t to_offset,
+                       const Kokkos::View<double*, MemorySpace>& from, std::size_t from_offset,
+                       std::size_t n) {
+  Kokkos::parallel_for(
+      "halo::self_message", Kokkos::RangePolicy<ExecutionSpace>(0, n),
+      KOKKOS_LAMBDA(std::size_t q) { to(to_offset + q) = from(from_offset + q); });
+}
+
 /// Periodic images are numbered -kMaxImage..kMaxImage per axis; the tag encodes the triple.
 constexpr int kMaxImage = 8;
 
@@ -164,13 +174,10 @@ HaloPlan::HaloPlan(const Domain& domain, Location loc, int ghost)
 
 void HaloPlan::copy_self_messages(bool transpose) {
   for (const SelfCopy& c : m_self) {
-    const Buffer from = transpose ? m_recv_buffer : m_send_buffer;
-    const Buffer to = transpose ? m_send_buffer : m_recv_buffer;
-    const std::size_t from_offset = transpose ? c.recv_offset : c.send_offset;
-    const std::size_t to_offset = transpose ? c.send_offset : c.recv_offset;
-    Kokkos::parallel_for(
-        "halo::self_message", Kokkos::RangePolicy<ExecutionSpace>(0, c.size),
-        KOKKOS_LAMBDA(std::size_t q) { to(to_offset + q) = from(from_offset + q); });
+    if (transpose)
+      copy_buffer_range(m_send_buffer, c.send_offset, m_recv_buffer, c.recv_offset, c.size);
+    else
+      copy_buffer_range(m_recv_buffer, c.recv_offset, m_send_buffer, c.send_offset, c.size);
   }
 }
 

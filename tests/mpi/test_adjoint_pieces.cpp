@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <memory>
+#include <string>
 #include <utility>
 
 namespace {
@@ -122,6 +123,42 @@ std::pair<double, double> largest_difference(const Field& a, const Field& b) {
     out.second = std::max(out.second, std::abs(hb.data()[p]));
   }
   return out;
+}
+
+/// Where a and b differ (a failure's message): the largest difference, as "component c at
+/// (i, j, k) of the array's extents: a against b", how many points differ by more than `tol`,
+/// how many of those lie on the array's outermost layer, and the largest difference inside it.
+std::string describe_differences(int dim, const Velocity3& a, const Velocity3& b, double tol) {
+  double largest = -1, largest_inside = 0;
+  long differing = 0, on_edge = 0;
+  std::string where;
+  for (int c = 0; c < dim; ++c) {
+    auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a[c].view());
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b[c].view());
+    const long e[3] = {long(ha.extent(0)), long(ha.extent(1)), long(ha.extent(2))};
+    for (long k = 0; k < e[2]; ++k)
+      for (long j = 0; j < e[1]; ++j)
+        for (long i = 0; i < e[0]; ++i) {
+          const double diff = std::abs(ha(i, j, k) - hb(i, j, k));
+          const bool edge = i == 0 || i == e[0] - 1 || j == 0 || j == e[1] - 1 ||
+                            (e[2] > 1 && (k == 0 || k == e[2] - 1));
+          differing += diff > tol;
+          on_edge += diff > tol && edge;
+          if (!edge)
+            largest_inside = std::max(largest_inside, diff);
+          if (diff > largest) {
+            largest = diff;
+            where = "component " + std::to_string(c) + " at (" + std::to_string(i) + ", " +
+                    std::to_string(j) + ", " + std::to_string(k) + ") of " + std::to_string(e[0]) +
+                    " x " + std::to_string(e[1]) + " x " + std::to_string(e[2]) + ": " +
+                    std::to_string(ha(i, j, k)) + " against " + std::to_string(hb(i, j, k));
+          }
+        }
+  }
+  return "largest difference in " + where + "; " + std::to_string(differing) + " points differ, " +
+         std::to_string(on_edge) +
+         " of them on the arrays' outermost layer; largest difference inside it " +
+         std::to_string(largest_inside);
 }
 
 /// The same over the dim components of two velocity triples.
@@ -553,7 +590,9 @@ TEST(AdjointPieces, MomentumGatherEqualsScatter) {
         momentum_transpose_both_ways(dim, v, lam, le, weights, sp, gathered);
       });
       const auto [diff, scale] = largest_difference(dim, gathered, scattered);
-      EXPECT_LE(diff, 1e-13 * scale) << dim << "D" << (stretched ? ", stretched" : "");
+      EXPECT_LE(diff, 1e-13 * scale)
+          << dim << "D" << (stretched ? ", stretched" : "") << ", "
+          << describe_differences(dim, gathered, scattered, 1e-13 * scale);
       EXPECT_GT(scale, 0.0);
       EXPECT_EQ(ns.spacing().all_uniform(), !stretched);
     }
@@ -602,7 +641,9 @@ TEST(AdjointPieces, VorticityGatherEqualsScatter) {
         vorticity_transpose_both_ways(dim, w, cells, sp, lam, gathered);
       });
       const auto [diff, scale] = largest_difference(dim, gathered, scattered);
-      EXPECT_LE(diff, 1e-14 * scale) << dim << "D" << (stretched ? ", stretched" : "");
+      EXPECT_LE(diff, 1e-14 * scale)
+          << dim << "D" << (stretched ? ", stretched" : "") << ", "
+          << describe_differences(dim, gathered, scattered, 1e-14 * scale);
       EXPECT_GT(scale, 0.0);
     }
 }

@@ -18,13 +18,19 @@
 #          Python, Slurm, installation and slow tests are left out (the bundle has none of them)
 #   scale  bench_navier_stokes at 1, 2, 4, 8, 16 ranks on one GPU (weak scaling of the CPU
 #          part is a separate question: see docs/performance.md)
+#   large  bench_navier_stokes on grids that fill a GPU (2D 1024^2-4096^2, 3D 128^3, 256^3):
+#          the momentum kernel's bandwidth against the triad
+#   gather the gather forms of the transposes against their scatter forms with atomics
+#          (adjoint_pieces), and the count of host transfers in the steps (device_residency)
+#   bitwise  checkpointed = store-all and resumed = uninterrupted gradients (checkpointing, a
+#          GoogleTest filter): what promises bitwise equality, on a GPU
 #
 # GPU_RUN_CTEST_ARGS adds ctest arguments to the test stages (e.g. -R 'navier_stokes|adjoint').
 # Writes OUT_DIR/summary.txt (machine, passed/failed counts, the failing tests, benchmark
 # tables) and one log per stage. Runs from the repository root (tests read cases/ and docs/).
 # Exit status 0 when every stage that ran passed.
 set -uo pipefail
-[ $# -ge 2 ] || { sed -n 2,19p "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,30p "$0"; exit 2; }
 bundle=$(realpath "$1")
 out=$(realpath -m "$2")
 budget=${3:-540}
@@ -113,11 +119,13 @@ run_bench() { # name, seconds, command...
   local limit
   limit=$(stage_limit "$want")
   if [ "$limit" -lt 10 ]; then say "== $name: skipped, no time left"; return; fi
-  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  # Line-buffered: a benchmark stopped at its limit keeps what it printed.
+  timeout "$limit" stdbuf -oL "$@" >"$out/$name.log" 2>&1
   local rc=$?
   say "== $name (exit $rc):"
-  if [ "$name" = smoke ]; then
-    grep -E "^\[  (PASSED|FAILED) |tests ran" "$out/$name.log" | tee -a "$summary"
+  if [ "$name" = smoke ] || [[ "$name" == gtest_* ]]; then
+    grep -E "^\[  (PASSED|FAILED) |^\[ +(OK|FAILED) +\]|tests ran|Failure|Expected|Which is|largest" \
+      "$out/$name.log" | tee -a "$summary"
   else
     cat "$out/$name.log" >>"$summary"
   fi
@@ -140,6 +148,16 @@ for stage in $stages; do
   unit) run_ctest unit -L unit -j 8 ;;
   mpi) run_ctest mpi -L mpi -LE "slow" -j 12 ;;
   rest) run_ctest rest -LE "unit|mpi|slow|slurm|catalyst|python|install" -j 12 ;;
+  large) run_bench bench_navier_stokes_large 150 "$build/bin/bench_navier_stokes" 5 large ;;
+  gather)
+    run_bench gtest_gather_scatter 60 "$build/bin/test_adjoint_pieces" \
+      --gtest_filter='*GatherEqualsScatter*'
+    run_bench gtest_device_residency 60 "$build/bin/test_device_residency"
+    ;;
+  bitwise)
+    run_bench gtest_checkpointing 240 "$build/bin/test_checkpointing" \
+      --gtest_filter="${GPU_RUN_BITWISE_FILTER:-CheckpointedGradient.EverySchedule*:CheckpointedGradientImex.*:CheckpointedGradient.StoppedRunsResume*}"
+    ;;
   scale)
     for r in 1 2 4 8 16; do
       run_bench "bench_navier_stokes_np$r" 90 mpiexec -n "$r" "$build/bin/bench_navier_stokes" 5
