@@ -8,6 +8,10 @@
 //
 // `large` runs larger grids instead (2D 1024^2 to 4096^2, 3D 128^3 and 256^3), with the Kokkos CG
 // only: the sizes that fill a GPU, where the kernels' bandwidth is measured (minutes on a CPU).
+// `weak` measures weak scaling in one run: 512^2 (2D) and 64^3 (3D) cells per rank, first on
+// rank 0 alone, then on all R ranks (the grid R times larger, split as MPI_Dims_create splits
+// R), and prints the efficiency t(1 rank) / t(R ranks) per step. The pressure CG is
+// pressure.krylov = auto's choice.
 //
 // Effective bandwidth of the momentum kernel counts its minimum traffic per stage: for each of
 // the dim components, read dim velocity fields (the stencil's values, if caches hold them) and
@@ -18,21 +22,25 @@
 #include "undertow/solvers/linear/petsc_session.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mpi.h>
+#include <string>
 
 namespace {
 
 using namespace undertow;
 using namespace undertow::navier_stokes;
 
-void measure(const Communicator& comm, int dim, long n, long steps, double triad,
-             linear::PressureKrylov krylov) {
+/// Times `steps` steps of the cavity on `cells` and prints its row (rank 0). Returns the time
+/// per step [s]. Collective over `comm`.
+double measure(const Communicator& comm, int dim, std::array<long, 3> cells, long steps,
+               double triad, linear::PressureKrylov krylov) {
   DomainSpec spec;
   spec.dim = dim;
-  spec.cells = {n, n, dim == 3 ? n : 1};
+  spec.cells = cells;
   const Domain domain(comm, spec);
   NavierStokesParams p;
   p.nu = 0.01;
@@ -59,16 +67,47 @@ void measure(const Communicator& comm, int dim, long n, long steps, double triad
   const double halo = comm.max(t.seconds("boundary+halo")) / steps;
   const double projection = comm.max(t.seconds("projection")) / steps;
   const double step = total / steps;
-  const double cells = double(n) * n * (dim == 3 ? n : 1);
-  const double bytes = 3.0 * dim * (dim + 2) * 8.0 * cells;
+  const double count = double(cells[0]) * cells[1] * cells[2];
+  const double bytes = 3.0 * dim * (dim + 2) * 8.0 * count;
+  const std::string grid = std::to_string(cells[0]) + "x" + std::to_string(cells[1]) +
+                           (dim == 3 ? "x" + std::to_string(cells[2]) : "");
   if (comm.is_root())
-    std::printf("%4d %6ld %7s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %12.2f %8.1f %9.2f "
+    std::printf("%4d %12s %7s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %12.2f %8.1f %9.2f "
                 "%6.0f%%\n",
-                dim, n, krylov == linear::PressureKrylov::Kokkos ? "kokkos" : "petsc", 1e3 * step,
-                1e3 * momentum, 1e3 * poisson, 1e3 * halo, 1e3 * projection,
+                dim, grid.c_str(),
+                krylov == linear::PressureKrylov::Kokkos  ? "kokkos"
+                : krylov == linear::PressureKrylov::Petsc ? "petsc"
+                                                          : "auto",
+                1e3 * step, 1e3 * momentum, 1e3 * poisson, 1e3 * halo, 1e3 * projection,
                 1e3 * std::max(0.0, step - momentum - poisson - halo - projection),
-                cells / step / 1e6, double(iterations) / steps, bytes / momentum / 1e9,
+                count / step / 1e6, double(iterations) / steps, bytes / momentum / 1e9,
                 100.0 * bytes / momentum / 1e9 / triad);
+  return step;
+}
+
+/// The cube (square in 2D) of n cells a side.
+std::array<long, 3> cube(int dim, long n) {
+  return {n, n, dim == 3 ? n : 1};
+}
+
+/// Weak scaling: `per_rank` cells a side on rank 0 alone, then the grid of R such tiles on all R
+/// ranks; prints the efficiency. Collective.
+void weak_scaling(const Communicator& comm, int dim, long per_rank, long steps, double triad,
+                  linear::PressureKrylov krylov) {
+  const Communicator alone = comm.split(comm.is_root() ? 0 : 1, comm.rank());
+  double one = 0;
+  if (comm.is_root())
+    one = measure(alone, dim, cube(dim, per_rank), steps, triad, krylov);
+  comm.barrier();
+  int tiles[3] = {0, 0, dim == 3 ? 0 : 1};
+  MPI_Dims_create(comm.size(), dim, tiles);
+  const double all = measure(
+      comm, dim, {per_rank * tiles[0], per_rank * tiles[1], dim == 3 ? per_rank * tiles[2] : 1},
+      steps, triad, krylov);
+  if (comm.is_root())
+    std::printf("     weak scaling %dD, %ld^%d cells a rank: %d rank(s) %.2f ms a step, 1 rank "
+                "%.2f ms: efficiency %.2f\n",
+                dim, per_rank, dim, comm.size(), 1e3 * all, 1e3 * one, one / all);
 }
 
 } // namespace
@@ -85,24 +124,30 @@ int main(int argc, char** argv) {
                   comm.size(), ExecutionSpace::name(), steps);
       std::printf("triad bandwidth (same run, all ranks): %.2f GB/s\n", triad);
       std::printf("times in ms per step; Poisson its summed over the 3 stages\n\n");
-      std::printf("%4s %6s %7s %10s %10s %10s %10s %10s %10s %12s %8s %9s %7s\n", "dim", "n", "cg",
-                  "step", "momentum", "poisson", "bc+halo", "projection", "other", "Mcell-upd/s",
-                  "its/step", "mom GB/s", "triad");
+      std::printf("%4s %12s %7s %10s %10s %10s %10s %10s %10s %12s %8s %9s %7s\n", "dim", "grid",
+                  "cg", "step", "momentum", "poisson", "bc+halo", "projection", "other",
+                  "Mcell-upd/s", "its/step", "mom GB/s", "triad");
     }
-    if (session.text(2, "") == "large") {
+    const std::string mode = session.text(2, "");
+    if (mode == "large") {
       for (const long n : {1024L, 2048L, 4096L})
-        measure(comm, 2, n, steps, triad, linear::PressureKrylov::Kokkos);
+        measure(comm, 2, cube(2, n), steps, triad, linear::PressureKrylov::Kokkos);
       for (const long n : {128L, 256L})
-        measure(comm, 3, n, steps, triad, linear::PressureKrylov::Kokkos);
+        measure(comm, 3, cube(3, n), steps, triad, linear::PressureKrylov::Kokkos);
+      return;
+    }
+    if (mode == "weak") {
+      weak_scaling(comm, 2, 512, steps, triad, linear::PressureKrylov::Auto);
+      weak_scaling(comm, 3, 64, steps, triad, linear::PressureKrylov::Auto);
       return;
     }
     for (const auto krylov : {linear::PressureKrylov::Petsc, linear::PressureKrylov::Kokkos}) {
-      measure(comm, 2, 64, steps, triad, krylov);
-      measure(comm, 2, 128, steps, triad, krylov);
-      measure(comm, 2, 256, steps, triad, krylov);
-      measure(comm, 2, 512, std::max(2L, steps / 2), triad, krylov);
-      measure(comm, 3, 32, steps, triad, krylov);
-      measure(comm, 3, 64, std::max(2L, steps / 2), triad, krylov);
+      measure(comm, 2, cube(2, 64), steps, triad, krylov);
+      measure(comm, 2, cube(2, 128), steps, triad, krylov);
+      measure(comm, 2, cube(2, 256), steps, triad, krylov);
+      measure(comm, 2, cube(2, 512), std::max(2L, steps / 2), triad, krylov);
+      measure(comm, 3, cube(3, 32), steps, triad, krylov);
+      measure(comm, 3, cube(3, 64), std::max(2L, steps / 2), triad, krylov);
     }
   });
 }

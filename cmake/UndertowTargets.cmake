@@ -26,4 +26,12 @@ function(undertow_set_warnings target)
       target_compile_options(${target} PRIVATE -Werror)
     endif()
   endif()
+  # Device code that calls a host function (a std::array's operator[], say) compiles under nvcc
+  # with a warning and computes garbage on the GPU: always an error here. 20011/20014: a
+  # __host__ function called from __host__ __device__ code; 20013/20015: a constexpr one.
+  if(Kokkos_ENABLE_CUDA AND Kokkos_CXX_COMPILER_ID STREQUAL "NVIDIA")
+    foreach(diag 20011 20013 20014 20015)
+      target_compile_options(${target} PRIVATE "SHELL:-Xcudafe --diag_error=${diag}")
+    endforeach()
+  endif()
 endfunction()

@@ -140,11 +140,10 @@ void enstrophy_weights(const Velocity& v, const Velocity3& weights, const S& sp,
     const Field& out = weights[a];
     const FieldView w = out.view();
     const GridGeometry g = out.geometry();
-    const IndexSpace owned = out.owned();
+    const KernelBox owned(out.owned());
     for_each(
         "adj::enstrophy_weights", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-          const bool in = i >= owned.begin[0] && i < owned.end[0] && j >= owned.begin[1] &&
-                          j < owned.end[1] && k >= owned.begin[2] && k < owned.end[2];
+          const bool in = owned.contains(i, j, k);
           const double volume = uniform ? 1.0 : g.control_volume(dim, i, j, k);
           w(i, j, k) = in ? scale * volume * navier_stokes::edge_vorticity(v, a, sp, i, j, k) : 0.0;
         });

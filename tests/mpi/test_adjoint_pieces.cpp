@@ -431,13 +431,12 @@ TEST(AdjointPieces, EulerStepActuatorAmplitudes) {
 
 /// Zeroes `f` outside `inside` (the test's kernels live outside TEST bodies, whose TestBody is
 /// private: CUDA's extended lambdas may not sit there).
-void zero_outside(Field& f, const IndexSpace inside) {
+void zero_outside(Field& f, const IndexSpace& inside) {
   const FieldView w = f.view();
+  const KernelBox box(inside);
   for_each(
       "test::clip", f.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-        const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
-                        j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
-        if (!in)
+        if (!box.contains(i, j, k))
           w(i, j, k) = 0.0;
       });
 }
@@ -759,17 +758,8 @@ TEST(AdjointPieces, EachRungeKuttaStage) {
 
 /// Zeroes every value of `u` off the free faces (the unknowns of the viscous solves).
 void keep_free(const NavierStokes& ns, Velocity3& u) {
-  for (int c = 0; c < ns.domain().dim(); ++c) {
-    const IndexSpace inside = ns.free_faces(c);
-    const FieldView w = u[c].view();
-    for_each(
-        "test::keep_free", u[c].ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
-          const bool in = i >= inside.begin[0] && i < inside.end[0] && j >= inside.begin[1] &&
-                          j < inside.end[1] && k >= inside.begin[2] && k < inside.end[2];
-          if (!in)
-            w(i, j, k) = 0.0;
-        });
-  }
+  for (int c = 0; c < ns.domain().dim(); ++c)
+    zero_outside(u[c], ns.free_faces(c));
 }
 
 /// make_params with RK3-CN and tight viscous solves.

@@ -109,6 +109,20 @@ double local_max(const std::string& label, const IndexSpace& space, const Functo
   return result;
 }
 
+/// An IndexSpace's box in a form kernels can test on any backend. IndexSpace holds std::arrays,
+/// whose operator[] is a host function: CUDA device code that calls it does not compute the
+/// index (nvcc only warns; undertow's CUDA builds make that warning an error). Device-copyable.
+struct KernelBox {
+  long begin[3], end[3];
+
+  explicit KernelBox(const IndexSpace& s)
+      : begin{s.begin[0], s.begin[1], s.begin[2]}, end{s.end[0], s.end[1], s.end[2]} {}
+  KOKKOS_INLINE_FUNCTION bool contains(long i, long j, long k) const {
+    return i >= begin[0] && i < end[0] && j >= begin[1] && j < end[1] && k >= begin[2] &&
+           k < end[2];
+  }
+};
+
 /// Maps a local index of one field's array to the local index of the same global point in
 /// another's (fields of different ghost widths or locations): to = from + s. Device-copyable.
 struct IndexShift {
