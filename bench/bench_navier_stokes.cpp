@@ -4,7 +4,7 @@
 // Each grid runs with both pressure CGs (column cg): PETSc's KSPCG on host vectors and the
 // Kokkos CG on the fields' memory (pressure.krylov = petsc / kokkos).
 //
-//   mpiexec -n R build/bin/bench_navier_stokes [steps] [large]
+//   mpiexec -n R build/bin/bench_navier_stokes [steps] [large | weak]
 //
 // `large` runs larger grids instead (2D 1024^2 to 4096^2, 3D 128^3 and 256^3), with the Kokkos CG
 // only: the sizes that fill a GPU, where the kernels' bandwidth is measured (minutes on a CPU).

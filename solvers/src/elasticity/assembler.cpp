@@ -91,7 +91,7 @@ struct StretchedElements {
 /// dim N + c for component c of the element node whose global number is N.
 void element_pattern(const Field& density, const GlobalNodeNumbers& id, int dim,
                      const Assembler::Indices& rows, const Assembler::Indices& cols) {
-  const Box3 cells(density.owned());
+  const KernelBox cells(density.owned());
   const long o[3] = {density.layout().global_offset[0], density.layout().global_offset[1],
                      density.layout().global_offset[2]};
   const int nd = dim * nodes_per_element(dim);
@@ -118,7 +118,7 @@ template <class Elements>
 void element_values(const Field& density, const Simp& simp, int dim, double a, double b,
                     const Elements& el, const Kokkos::View<PetscScalar*, MemorySpace>& values) {
   const FieldView rho = density.view();
-  const Box3 cells(density.owned());
+  const KernelBox cells(density.owned());
   const int nd2 = dim * nodes_per_element(dim) * dim * nodes_per_element(dim);
   for_each(
       "elasticity::coo_values", density.owned(), KOKKOS_LAMBDA(long i, long j, long k) {

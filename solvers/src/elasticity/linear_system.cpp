@@ -16,7 +16,7 @@ namespace {
 /// Owned node values to a packed array, dim values per node, nodes in PETSc's order.
 void pack_owned(const NodeVector& v, int dim, const Kokkos::View<double*, MemorySpace>& out) {
   const NodeViews w = views_of(v);
-  const Box3 owned(v[0].owned());
+  const KernelBox owned(v[0].owned());
   for_each(
       "elasticity::pack", v[0].owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         const long n = owned.packed(i, j, k);
@@ -27,7 +27,7 @@ void pack_owned(const NodeVector& v, int dim, const Kokkos::View<double*, Memory
 
 void unpack_owned(const Kokkos::View<double*, MemorySpace>& in, int dim, NodeVector& v) {
   const NodeViews w = views_of(v);
-  const Box3 owned(v[0].owned());
+  const KernelBox owned(v[0].owned());
   for_each(
       "elasticity::unpack", v[0].owned(), KOKKOS_LAMBDA(long i, long j, long k) {
         const long n = owned.packed(i, j, k);

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// Device-copyable helpers shared by the parts of the elasticity solver (numbering, assembler,
-/// supports, loads, solver): index boxes, the views of a node vector, and gathering and
-/// scattering one element's nodal values. Private to solvers/src/elasticity.
+/// supports, loads, solver): the views of a node vector, and gathering and scattering one
+/// element's nodal values (index boxes: core's KernelBox). Private to solvers/src/elasticity.
 
 #include "undertow/core/field.hpp"
 #include "undertow/solvers/elasticity/element.hpp"
@@ -15,23 +15,6 @@
 namespace undertow {
 namespace elasticity {
 namespace detail {
-
-/// Local index boxes as plain numbers (device-copyable).
-struct Box3 {
-  long begin[3];
-  long end[3];
-  explicit Box3(const IndexSpace& s) {
-    for (int a = 0; a < 3; ++a) {
-      begin[a] = s.begin[a];
-      end[a] = s.end[a];
-    }
-  }
-  KOKKOS_INLINE_FUNCTION long extent(int a) const { return end[a] - begin[a]; }
-  /// Position of (i, j, k) in the box, i fastest.
-  KOKKOS_INLINE_FUNCTION long packed(long i, long j, long k) const {
-    return ((k - begin[2]) * extent(1) + (j - begin[1])) * extent(0) + (i - begin[0]);
-  }
-};
 
 /// The views of a node vector, device-copyable.
 struct NodeViews {

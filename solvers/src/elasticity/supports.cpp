@@ -106,7 +106,7 @@ Supports::Supports(const Domain& domain, const std::vector<Support>& supports,
   }
   const GridGeometry g = m_mask[0].geometry();
   const IndexSpace s = m_mask[0].owned();
-  const Box3 owned(s);
+  const KernelBox owned(s);
   for (std::size_t q = 0; q < supports.size(); ++q) {
     const Support& sup = supports[q];
     long selected = 0;

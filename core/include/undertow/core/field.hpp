@@ -121,6 +121,11 @@ struct KernelBox {
     return i >= begin[0] && i < end[0] && j >= begin[1] && j < end[1] && k >= begin[2] &&
            k < end[2];
   }
+  KOKKOS_INLINE_FUNCTION long extent(int a) const { return end[a] - begin[a]; }
+  /// Position of (i, j, k) in the box, i fastest.
+  KOKKOS_INLINE_FUNCTION long packed(long i, long j, long k) const {
+    return ((k - begin[2]) * extent(1) + (j - begin[1])) * extent(0) + (i - begin[0]);
+  }
 };
 
 /// Maps a local index of one field's array to the local index of the same global point in
