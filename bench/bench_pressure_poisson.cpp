@@ -17,9 +17,8 @@
 // and 64 cells (pressure.coarsest_cells), rows "c<=N". Stretched grids
 // ("stretch": the DFG channel with cells of D/20 to D/80 around the cylinder, growing by 5% away
 // from it; "duct": the 3D duct of cases/cylinder/duct3d_re20_stretched.ini at D/10 to D/20,
-// growing by 10%) are solved with PETSc's CG only: the multigrid's columns then hold its line
-// smoother (pressure.smoother = auto), the KCG columns the point smoother, and MG/KCG is the
-// point smoother's time over the line smoother's.
+// growing by 10%) are solved by both CGs with the multigrid's line smoother (pressure.smoother =
+// auto there), as a run on a GPU solves them.
 // With `mg`, BoomerAMG is left out (its columns show -): for many oversubscribed ranks, where
 // the multigrid's iterations and levels are what is measured.
 
@@ -127,17 +126,13 @@ std::string measure(const Communicator& comm, Grid grid, int reps, bool with_amg
   int grids = 0;
   std::string hierarchy;
   for (int which = 0; which < (with_amg ? 3 : 2); ++which) {
-    // The Kokkos CG refuses stretched grids (yet): there the KCG columns are the point smoother.
-    const bool points = which == 1 && !domain.all_uniform();
     PoissonSpec ps;
     ps.coarsest_cells = grid.coarsest_cells;
-    if (points)
-      ps.smoother = MultigridSmoother::Points;
     if (grid.channel)
       ps.faces[1] = PressureBoundary::Dirichlet;
     ps.preconditioner =
         which < 2 ? PressurePreconditioner::Multigrid : PressurePreconditioner::Hypre;
-    ps.krylov = which == 1 && !points ? PressureKrylov::Kokkos : PressureKrylov::Petsc;
+    ps.krylov = which == 1 ? PressureKrylov::Kokkos : PressureKrylov::Petsc;
     PressurePoisson poisson(domain, ps);
     double best = 1e30;
     for (int r = 0; r < reps; ++r) {
@@ -148,8 +143,7 @@ std::string measure(const Communicator& comm, Grid grid, int reps, bool with_amg
         iterations[which] = poisson.solve(b, p).iterations;
       } catch (const CollectiveError& e) { // reported in the row, and the run goes on
         if (comm.is_root())
-          std::printf("  (%s on %s: %s)\n", points ? "point-smoothed multigrid" : names[which],
-                      grid.name.c_str(), e.what());
+          std::printf("  (%s on %s: %s)\n", names[which], grid.name.c_str(), e.what());
         iterations[which] = -1;
         break;
       }
