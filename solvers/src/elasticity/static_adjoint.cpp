@@ -3,11 +3,6 @@
 namespace undertow {
 namespace elasticity {
 
-using elasticity::combine;
-using elasticity::LinearElasticity;
-using elasticity::NodeVector;
-using elasticity::Simp;
-
 namespace {
 
 bool has_weights(const StaticObjective& objective) {

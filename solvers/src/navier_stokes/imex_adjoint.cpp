@@ -17,8 +17,6 @@ namespace navier_stokes {
 
 namespace {
 
-const Location kFaces[3] = {Location::FaceX, Location::FaceY, Location::FaceZ};
-
 /// masked := x on `space` and 0 on every other local point.
 void mask_to(const Field& x, const IndexSpace& space, Field& masked) {
   fill_value(masked, masked.ghosted(), 0.0);

@@ -106,7 +106,7 @@ KOKKOS_INLINE_FUNCTION double momentum_tendency(const Velocity& v, int c, int di
   double r = force;
   // Unrolled, so that each direction's offsets and spacing are constants: in 3D GCC otherwise
   // keeps the loop and its branches on d, and cannot vectorise the kernel.
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #pragma GCC unroll 3
 #endif
   for (int d = 0; d < dim; ++d)
