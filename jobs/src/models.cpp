@@ -45,7 +45,8 @@ ConfigSchema schema_for(const Model& model) {
   s.add("output.dir", ValueType::String, "",
         "output directory (default: runs/<case name>); --output overrides it");
   s.add("output.progress_every", ValueType::Integer, "10",
-        "print a progress line every this many steps (0: never)")
+        "print a progress line every this many steps (0: never); undertow optimize: in each "
+        "evaluation's forward and reverse sweeps, every tenth of the steps unless given")
       .at_least(0);
   DomainSpec::declare_keys(s);
   declare_catalyst_keys(s);

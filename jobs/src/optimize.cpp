@@ -735,6 +735,12 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const adjoint::StepSizes dts = job.driver.choose_steps(
       job.m, cfg.get_real("time.t_end"), cfg.get_real("time.dt"), cfg.get_real("time.cfl"));
   job.log.info(format("time steps: %.0f (frozen for every design)", double(dts.size())));
+  // An evaluation of a long horizon takes minutes: its forward and reverse sweeps print their
+  // progress every output.progress_every steps where the case or --set gives it, else every
+  // tenth of the horizon.
+  job.driver.set_progress_every(cfg.is_given("output.progress_every")
+                                    ? cfg.get_int("output.progress_every")
+                                    : std::max(1L, static_cast<long>(dts.size()) / 10));
   {
     navier_stokes::NavierStokes ns(job.domain, job.m.flow);
     adjoint::Checkpointing checkpointing =

@@ -90,6 +90,9 @@ class GradientDriver {
     m_checkpointing = c;
   }
   const Checkpointing& checkpointing() const { return m_checkpointing; }
+  /// A progress line every `every` steps of each sweep of every later gradient() (0: none).
+  /// Not collective.
+  void set_progress_every(long every) { m_every = every; }
   /// Outputs of the forward sweep of every later gradient() (none by default). Not collective.
   void set_forward_outputs(ForwardOutputs outputs) { m_outputs = std::move(outputs); }
   /// Outputs of the reverse sweep of every later gradient() (none by default). Not collective.
