@@ -8,6 +8,9 @@
 #include "undertow/io/files.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 namespace undertow {
 namespace jobs {
@@ -73,6 +76,22 @@ AdjointJob::AdjointJob(const Communicator& comm, const LoadedCase& l, const std:
   // Validate the objective before the long runs.
   navier_stokes::NavierStokes ns(domain, m.flow);
   log.info("objective: " + adjoint::make_objective({config, case_file, ns}).describe());
+}
+
+void AdjointJob::continue_evaluation_numbering(const Communicator& comm) {
+  long long highest = 0;
+  if (comm.is_root()) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(loaded.output_dir + "/evaluations", ec), end;
+         !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      char* tail = nullptr;
+      const long long n = std::strtoll(name.c_str(), &tail, 10);
+      if (!name.empty() && *tail == '\0' && n > highest)
+        highest = n;
+    }
+  }
+  forward_sweeps = static_cast<long>(comm.max(highest));
 }
 
 } // namespace jobs

@@ -45,7 +45,12 @@ struct AdjointJob {
   /// run stops at the check after it, with last_good_state.h5 in the same directory as the
   /// outputs would be: the output directory, or evaluations/<n>/).
   std::unique_ptr<DivergenceGuard> guard;
+  /// Forward sweeps run so far; the n-th writes evaluations/<n>/ (optimize).
   long forward_sweeps = 0;
+  /// For `optimize --resume`: the next forward sweep is numbered after the highest
+  /// evaluations/<n>/ already in the output directory, so that a continued optimisation adds
+  /// folders instead of writing over those of the interrupted run. Collective.
+  void continue_evaluation_numbering(const Communicator& comm);
   /// In-situ pipelines that see every step of the forward sweep of a gradient (set by
   /// `gradient`; `optimize` hands them the flow of its design iterations instead).
   InSituOutput* forward_insitu = nullptr;

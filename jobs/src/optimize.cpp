@@ -724,8 +724,12 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal", signature);
   if (!opt.resume.empty()) {
     journal.load();
+    job.continue_evaluation_numbering(comm);
     job.log.info("resuming: " + std::to_string(journal.size()) +
-                 " recorded evaluations will be replayed without flow solves");
+                 " recorded evaluations will be replayed without flow solves" +
+                 (job.forward_sweeps > 0 ? format("; new flow solves write evaluations/%04.0f on",
+                                                  double(job.forward_sweeps + 1))
+                                         : std::string()));
   }
   const auto design = design_from(cfg, job.m, job.domain.dim());
   optimisation::OptimiserSettings settings = settings_from(cfg, *design, opt);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # An optimisation killed with SIGKILL (its whole session, as a batch system's time limit does)
 # after a few design iterations, then continued with `undertow optimize --resume DIR`, replays
-# its journal and ends at the design of an uninterrupted run, bit for bit.
+# its journal and ends at the design of an uninterrupted run, bit for bit. The flow outputs of
+# the killed run's evaluations (evaluations/<n>/) are kept: the resumed run numbers its own
+# after them.
 #
 # usage: optimize_resume_after_kill.sh UNDERTOW CASE WORK RANKS MPIEXEC...
 set -u
@@ -10,7 +12,7 @@ undertow=$1 case=$2 work=$3 ranks=$4
 shift 4
 mpi=("$@")
 settings=(--set domain.cells=48,24 --set time.t_end=4 --set objective.window=2,4
-          --set optimize.max_iterations=6)
+          --set optimize.max_iterations=6 --set diagnostics.every=10)
 marker='^ +3   [0-9]'
 rm -rf "$work" && mkdir -p "$work" || exit 1
 fail() { echo "FAILED: $*"; exit 1; }
@@ -24,12 +26,24 @@ grep -q "^final design:" "$work/killed.log" && fail "the run finished before it 
 grep -Eq "$marker" "$work/killed.log" || fail "the run stopped before iteration 3: $(tail -3 "$work/killed.log")"
 [ -f "$work/killed/evaluations.journal" ] || fail "no evaluation journal was left to resume from"
 echo "killed with SIGKILL after: $(grep -E "$marker" "$work/killed.log" | tail -1)"
+sums() { (cd "$work/killed" && md5sum evaluations/*/diagnostics.csv); }
+before=$(sums) || fail "the killed run wrote no evaluations/<n>/diagnostics.csv"
+last=$(ls "$work/killed/evaluations" | sort -n | tail -1)
 
 "${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" --resume "$work/killed" \
   > "$work/resumed.log" 2>&1 || fail "the resumed run: $(tail -5 "$work/resumed.log")"
 grep -E "resuming: [1-9][0-9]* recorded evaluations" "$work/resumed.log" \
   || fail "the run did not say what it replays"
 grep -E "replayed from the journal" "$work/resumed.log" || fail "nothing was replayed"
+grep -E "new flow solves write evaluations/$(printf %04d $((10#$last + 1))) on" "$work/resumed.log" \
+  || fail "the resumed run does not number its evaluations after evaluations/$last"
+after=$(sums)
+diff <(echo "$before") <(echo "$after" | head -n "$(echo "$before" | wc -l)") \
+  || fail "the resumed run changed the killed run's evaluations/<n>/diagnostics.csv"
+[ "$(echo "$after" | wc -l)" -gt "$(echo "$before" | wc -l)" ] \
+  || fail "the resumed run wrote no evaluations/<n>/ of its own"
+echo "the killed run's $(echo "$before" | wc -l) evaluation folders are unchanged;" \
+  "the resumed run added $(( $(echo "$after" | wc -l) - $(echo "$before" | wc -l) ))"
 
 final() { grep -E "^final design:|^objective: " "$1"; }
 [ -n "$(final "$work/reference.log")" ] || fail "no final design in the reference run"
