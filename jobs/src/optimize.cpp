@@ -609,8 +609,17 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
     log.info(record.insitu_summary());
   log.info("flow of the designs (at t_end; 'time' is the design iteration): " + dir +
            "/flow/fields.xmf");
-  log.info("the final design's flow: undertow run " + opt.case_file +
-           (opt.restart.empty() ? "" : " --restart " + opt.restart) + " " + run_settings +
+  // The command repeats optimize's own --set options (a policy's kind, a grid), less those the
+  // design sets and output.dir (the run must not write into the optimisation's folder).
+  std::string given;
+  for (const std::string& assignment : job.config.overrides()) {
+    const std::string key = assignment.substr(0, assignment.find('='));
+    if (key != "output.dir" && run_settings.find("--set " + key + "=") == std::string::npos)
+      given += " --set " + shell_quoted(assignment);
+  }
+  log.info("the final design's flow: undertow run " + shell_quoted(opt.case_file) +
+           (opt.restart.empty() ? "" : " --restart " + shell_quoted(opt.restart)) + given + " " +
+           run_settings +
            (job.start_time != 0.0 ? format(" (the run continues the restart's clock, t = %g s: "
                                            "the signals and t_end above are moved by it)",
                                            job.start_time)
