@@ -142,12 +142,20 @@ std::string shell_quoted(const std::string& word) {
   return text + "'";
 }
 
+std::string set_options(const std::vector<std::string>& assignments,
+                        const std::function<bool(const std::string& key)>& keep) {
+  std::string text;
+  for (const std::string& assignment : assignments)
+    if (!keep || keep(assignment.substr(0, assignment.find('='))))
+      text += " --set " + shell_quoted(assignment);
+  return text;
+}
+
 std::string continue_command(const std::string& command, const std::string& case_file,
                              const Config& config,
                              const std::vector<std::pair<std::string, std::string>>& options) {
-  std::string text = "undertow " + command + " " + shell_quoted(case_file);
-  for (const auto& assignment : config.overrides())
-    text += " --set " + shell_quoted(assignment);
+  std::string text =
+      "undertow " + command + " " + shell_quoted(case_file) + set_options(config.overrides());
   for (const auto& option : options)
     text += " " + option.first + (option.second.empty() ? "" : " " + shell_quoted(option.second));
   return text;

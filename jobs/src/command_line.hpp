@@ -7,6 +7,7 @@
 #include "undertow/io/json.hpp"
 
 #include <boost/program_options.hpp>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,11 @@ void write_report(const Communicator& comm, const io::Json& report, const std::s
 
 /// `word` as one word of a POSIX shell: as it is, or single-quoted. Not collective.
 std::string shell_quoted(const std::string& word);
+
+/// The assignments (KEY=VALUE) as command-line options, " --set 'KEY=VALUE'" each (shell_quoted),
+/// in their order; with `keep`, only those whose key it accepts. Not collective.
+std::string set_options(const std::vector<std::string>& assignments,
+                        const std::function<bool(const std::string& key)>& keep = {});
 
 /// The command that continues a stopped job, quoted for a POSIX shell: `undertow <command>
 /// CASE` with every --set of the run (Config::overrides) and then `options`, each an option and

@@ -611,12 +611,9 @@ void report_outcome(AdjointJob& job, const OptimizeOptions& opt,
            "/flow/fields.xmf");
   // The command repeats optimize's own --set options (a policy's kind, a grid), less those the
   // design sets and output.dir (the run must not write into the optimisation's folder).
-  std::string given;
-  for (const std::string& assignment : job.config.overrides()) {
-    const std::string key = assignment.substr(0, assignment.find('='));
-    if (key != "output.dir" && run_settings.find("--set " + key + "=") == std::string::npos)
-      given += " --set " + shell_quoted(assignment);
-  }
+  const std::string given = set_options(job.config.overrides(), [&](const std::string& key) {
+    return key != "output.dir" && run_settings.find("--set " + key + "=") == std::string::npos;
+  });
   log.info("the final design's flow: undertow run " + shell_quoted(opt.case_file) +
            (opt.restart.empty() ? "" : " --restart " + shell_quoted(opt.restart)) + given + " " +
            run_settings +

@@ -249,9 +249,9 @@ std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded, const
                                  : std::string(slurm ? "#SBATCH " : "#PBS ") + line + "\n";
   d.pop_back();
 
-  std::string arguments;
-  for (const std::string& s : o.overrides)
-    arguments += (arguments.empty() ? "" : " ") + std::string("--set ") + shell_quoted(s);
+  std::string arguments = set_options(o.overrides);
+  if (!arguments.empty())
+    arguments.erase(0, 1); // "arguments=(--set ...)" in the script, as the goldens have it
   std::string setup;
   for (const std::string& line : o.setup)
     setup += line + "\n";
@@ -275,10 +275,7 @@ std::string batch_script(const SubmitOptions& o, const LoadedCase& loaded, const
              "point=${SLURM_ARRAY_TASK_ID:?this job is a job array: submit it with sbatch}\n"
              "case \"$point\" in\n";
     for (std::size_t i = 0; i < sweep.points.size(); ++i) {
-      points += std::to_string(i) + ") arguments+=(";
-      for (const std::string& s : sweep.overrides(i))
-        points += " --set " + shell_quoted(s);
-      points += " ) ;;\n";
+      points += std::to_string(i) + ") arguments+=(" + set_options(sweep.overrides(i)) + " ) ;;\n";
     }
     points += "*) echo \"undertow: no point $point in this sweep\" >&2; exit 2 ;;\nesac\n"
               "output=\"$output/$(printf 'point_%03d' \"$point\")\"";
