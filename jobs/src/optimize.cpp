@@ -307,6 +307,12 @@ void declare_optimize_keys(ConfigSchema& s) {
         "constraint's violation too (the relative area deviation, |C_L - C_L*|, a thickness's "
         "relative shortfall)")
       .above(0);
+  s.add("optimize.first_step_decrease", ValueType::Real, "0",
+        "undertow optimize: > 0: the first design step aims at a decrease of this fraction of "
+        "|J| (e.g. 0.05 for a drag coefficient that a control moves by a few percent); 0: "
+        "TAO's own first step, which aims at a decrease of 2 |J| and, for such objectives, "
+        "lands on the bounds and backtracks over several flow solves")
+      .range(0, 2);
   s.add("optimize.petsc_options", ValueType::String, "",
         "undertow optimize: PETSc options for the TAO solver, with the prefix optimize_ (e.g. "
         "-optimize_tao_ls_type armijo, or -optimize_tao_almm_type classic "
@@ -383,6 +389,7 @@ optimisation::OptimiserSettings settings_from(const Config& cfg,
                         (cst ? "a chord fraction in (0, 1)" : "a direction in [0, 360) degrees"));
   settings.max_iterations = cfg.get_int("optimize.max_iterations");
   settings.gradient_tolerance = cfg.get_real("optimize.gradient_tolerance");
+  settings.first_step_decrease = cfg.get_real("optimize.first_step_decrease");
   settings.petsc_options = cfg.get_string("optimize.petsc_options");
   optimisation::tao_option_names(
       settings.petsc_options); // a bad option now, not after the flow runs

@@ -64,7 +64,9 @@ struct ToyRun {
   OptimiserSettings settings;
   double target = 0;
   bool with_constraint = false;
+  double offset = 0; ///< added to J (a J far from zero at its optimum, like a drag coefficient)
   long evaluations = 0;
+  std::vector<std::vector<double>> points; ///< where J was evaluated, in order
 
   explicit ToyRun(const std::string& name) : path("/tmp/undertow_toy_" + name + ".journal") {
     settings.lower = {0.1, 0.1};
@@ -80,9 +82,10 @@ struct ToyRun {
         world(), design, settings,
         [&](const std::vector<double>& x) {
           ++evaluations;
+          points.push_back(x);
           Evaluation e;
           e.x = x;
-          e.objective = (x[0] - 3) * (x[0] - 3) + 2 * (x[1] - 1) * (x[1] - 1);
+          e.objective = offset + (x[0] - 3) * (x[0] - 3) + 2 * (x[1] - 1) * (x[1] - 1);
           e.gradient = {2 * (x[0] - 3), 4 * (x[1] - 1)};
           if (with_constraint) {
             e.constraints = {x[0] - x[1] - target};
@@ -181,6 +184,34 @@ TEST(ShapeOptimiser, JournalReplaysTheRunBitForBit) {
   EXPECT_NEAR(a.x[0] - a.x[1], 0.5, 1e-5);
   if (world().rank() == 0)
     std::remove(first.path.c_str());
+}
+
+// J = 100 + (a - 3)^2 + 2 (b - 1)^2 from (1, 1): J0 = 104, dJ/dx = (-4, 0). BLMVM's own first
+// step, 2 J0 / |dJ/dx|^2 dJ/dx = (52, 0), lands on the bound a = 10; asked for a first decrease
+// of 1% of J0, the step is 0.01 J0 / |dJ/dx|^2 dJ/dx = (0.26, 0). Both reach the optimum.
+TEST(ShapeOptimiser, FirstStepDecreaseSetsTheFirstStep) {
+  ToyRun own("first_step_own");
+  own.offset = 100;
+  const OptimiserResult a = own.run({1, 1});
+  ASSERT_GE(own.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(own.points[1][0], 10.0);
+  EXPECT_DOUBLE_EQ(own.points[1][1], 1.0);
+  EXPECT_NEAR(a.x[0], 3.0, 1e-6);
+
+  ToyRun aimed("first_step_aimed");
+  aimed.offset = 100;
+  aimed.settings.first_step_decrease = 0.01;
+  const OptimiserResult b = aimed.run({1, 1});
+  ASSERT_GE(aimed.points.size(), 2u);
+  EXPECT_NEAR(aimed.points[1][0], 1.26, 1e-12);
+  EXPECT_DOUBLE_EQ(aimed.points[1][1], 1.0);
+  EXPECT_NEAR(b.x[0], 3.0, 1e-6);
+  EXPECT_NEAR(b.x[1], 1.0, 1e-6);
+  EXPECT_NEAR(b.objective, 100.0, 1e-10); // J itself, not the shifted function TAO minimised
+  if (world().rank() == 0) {
+    std::remove(own.path.c_str());
+    std::remove(aimed.path.c_str());
+  }
 }
 
 TEST(ShapeOptimiser, ThicknessWithoutStationsIsRefused) {

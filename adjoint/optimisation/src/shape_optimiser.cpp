@@ -53,6 +53,9 @@ struct Context {
   ShapeOptimiser* optimiser;
   std::size_t n;
   std::exception_ptr error;
+  double first_step_decrease = 0; ///< OptimiserSettings::first_step_decrease
+  bool shifted = false;           ///< the shift is set (at the first evaluation, x0)
+  double shift = 0;               ///< TAO is given J - shift
 };
 
 /// A callback of TAO: `f` does its work (exceptions kept for after TAO).
@@ -84,7 +87,13 @@ PetscErrorCode convergence_test(Tao tao, void* p) {
 PetscErrorCode objective_and_gradient(Tao, Vec x, PetscReal* f, Vec g, void* p) {
   return guarded(p, [&](Context& c) {
     const Evaluation& e = c.optimiser->evaluate(to_vector(x, c.n));
-    *f = e.objective;
+    if (!c.shifted) {
+      // TAO evaluates x0 first: J(x0) - shift = first_step_decrease |J(x0)| / 2.
+      if (c.first_step_decrease > 0)
+        c.shift = e.objective - 0.5 * c.first_step_decrease * std::abs(e.objective);
+      c.shifted = true;
+    }
+    *f = e.objective - c.shift;
     from_vector(e.gradient, g);
   });
 }
@@ -512,6 +521,7 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0,
   m_area0 = m_design.area(x0);
   m_start = now();
   Context context{this, n, nullptr};
+  context.first_step_decrease = m_settings.first_step_decrease;
 
   VecHandle x = make_vector(x0), lo = make_vector(m_settings.lower),
             hi = make_vector(m_settings.upper), ce, ci;

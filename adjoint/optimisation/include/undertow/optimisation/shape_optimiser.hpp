@@ -40,6 +40,13 @@ struct OptimiserSettings {
   long max_iterations = 30;               ///< design iterations (TAO iterations of BLMVM)
   /// Stop at |projected dJ/dx| (of the Lagrangian) below this, every constraint's violation too.
   double gradient_tolerance = 1e-5;
+  /// > 0: the first design step aims at a decrease of this fraction of |J(x0)|. TAO's BLMVM
+  /// takes its first step along -dJ/dx with the length 2 |J| / |dJ/dx|, a step that predicts a
+  /// decrease of 2 |J|: fine for a J that can fall to zero, but for a drag coefficient, which a
+  /// control changes by a few percent, it lands on the bounds and the line search backtracks
+  /// over several flow solves. TAO is given J - J(x0) + first_step_decrease |J(x0)| / 2, the
+  /// same function up to a constant. 0: TAO's own first step.
+  double first_step_decrease = 0;
   std::vector<double> lower, upper; ///< bounds of each variable
   std::string petsc_options;        ///< e.g. "-optimize_tao_almm_type classic"
   long stop_after_evaluations = -1; ///< fault injection: throw Error after this many (< 0: never)
