@@ -311,7 +311,8 @@ void declare_optimize_keys(ConfigSchema& s) {
         "undertow optimize: > 0: the first design step aims at a decrease of this fraction of "
         "|J| (e.g. 0.05 for a drag coefficient that a control moves by a few percent); 0: "
         "TAO's own first step, which aims at a decrease of 2 |J| and, for such objectives, "
-        "lands on the bounds and backtracks over several flow solves")
+        "lands on the bounds and backtracks over several flow solves; designs with bounds only "
+        "(not with constraints)")
       .range(0, 2);
   s.add("optimize.petsc_options", ValueType::String, "",
         "undertow optimize: PETSc options for the TAO solver, with the prefix optimize_ (e.g. "

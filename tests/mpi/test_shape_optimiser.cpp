@@ -214,6 +214,15 @@ TEST(ShapeOptimiser, FirstStepDecreaseSetsTheFirstStep) {
   }
 }
 
+TEST(ShapeOptimiser, FirstStepDecreaseWithConstraintsIsRefused) {
+  ToyRun t("first_step_constrained");
+  t.with_constraint = true;
+  t.settings.flow_constraints = {"a_minus_b"};
+  t.settings.first_step_decrease = 0.05;
+  EXPECT_THROW(t.run({1, 2}), ConfigError);
+  EXPECT_EQ(t.evaluations, 0);
+}
+
 TEST(ShapeOptimiser, ThicknessWithoutStationsIsRefused) {
   ToyRun t("refused");
   t.settings.min_thickness = 1;

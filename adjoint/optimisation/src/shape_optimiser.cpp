@@ -518,6 +518,10 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0,
                         "]: start inside them, or widen them in [design] (design.radius_bounds "
                         "for r0, design.coefficient_bound for a star's coefficients, "
                         "design.weight_bounds and design.angle_bounds for a CST airfoil)");
+  if (m_settings.first_step_decrease > 0 && equalities() + inequalities() > 0)
+    throw ConfigError("optimize.first_step_decrease applies to designs with bounds only "
+                      "(TAOBLMVM): with constraints, TAOALMM picks its first penalty from |J|, "
+                      "which the shift it makes would change; remove the key or the constraints");
   m_area0 = m_design.area(x0);
   m_start = now();
   Context context{this, n, nullptr};

@@ -45,7 +45,8 @@ struct OptimiserSettings {
   /// decrease of 2 |J|: fine for a J that can fall to zero, but for a drag coefficient, which a
   /// control changes by a few percent, it lands on the bounds and the line search backtracks
   /// over several flow solves. TAO is given J - J(x0) + first_step_decrease |J(x0)| / 2, the
-  /// same function up to a constant. 0: TAO's own first step.
+  /// same function up to a constant. 0: TAO's own first step. Bounds only: with constraints
+  /// ShapeOptimiser::run refuses it (TAOALMM's first penalty depends on |J|).
   double first_step_decrease = 0;
   std::vector<double> lower, upper; ///< bounds of each variable
   std::string petsc_options;        ///< e.g. "-optimize_tao_almm_type classic"
