@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <petsctao.h>
 #include <sstream>
 
@@ -54,8 +55,7 @@ struct Context {
   std::size_t n;
   std::exception_ptr error;
   double first_step_decrease = 0; ///< OptimiserSettings::first_step_decrease
-  bool shifted = false;           ///< the shift is set (at the first evaluation, x0)
-  double shift = 0;               ///< TAO is given J - shift
+  std::optional<double> shift;    ///< TAO is given J - shift (set at the first evaluation, x0)
 };
 
 /// A callback of TAO: `f` does its work (exceptions kept for after TAO).
@@ -87,13 +87,12 @@ PetscErrorCode convergence_test(Tao tao, void* p) {
 PetscErrorCode objective_and_gradient(Tao, Vec x, PetscReal* f, Vec g, void* p) {
   return guarded(p, [&](Context& c) {
     const Evaluation& e = c.optimiser->evaluate(to_vector(x, c.n));
-    if (!c.shifted) {
-      // TAO evaluates x0 first: J(x0) - shift = first_step_decrease |J(x0)| / 2.
-      if (c.first_step_decrease > 0)
-        c.shift = e.objective - 0.5 * c.first_step_decrease * std::abs(e.objective);
-      c.shifted = true;
-    }
-    *f = e.objective - c.shift;
+    // TAO evaluates x0 first: J(x0) - shift = first_step_decrease |J(x0)| / 2.
+    if (!c.shift)
+      c.shift = c.first_step_decrease > 0
+                    ? e.objective - 0.5 * c.first_step_decrease * std::abs(e.objective)
+                    : 0.0;
+    *f = e.objective - *c.shift;
     from_vector(e.gradient, g);
   });
 }
@@ -524,8 +523,7 @@ OptimiserResult ShapeOptimiser::run(const std::vector<double>& x0,
                       "which the shift it makes would change; remove the key or the constraints");
   m_area0 = m_design.area(x0);
   m_start = now();
-  Context context{this, n, nullptr};
-  context.first_step_decrease = m_settings.first_step_decrease;
+  Context context{this, n, nullptr, m_settings.first_step_decrease, std::nullopt};
 
   VecHandle x = make_vector(x0), lo = make_vector(m_settings.lower),
             hi = make_vector(m_settings.upper), ce, ci;
