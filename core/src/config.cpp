@@ -493,9 +493,14 @@ std::vector<std::string> Config::overrides() const {
 }
 
 std::string Config::hash() const {
+  return hash([](const std::string&) { return true; });
+}
+
+std::string Config::hash(const std::function<bool(const std::string& key)>& counts) const {
   std::string canonical;
   for (const auto& kv : m_values)
-    canonical += kv.first + "=" + kv.second + "\n";
+    if (counts(kv.first))
+      canonical += kv.first + "=" + kv.second + "\n";
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(canonical)));
   return buf;

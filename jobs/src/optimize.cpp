@@ -716,6 +716,24 @@ int taylor_tests(const AdjointJob& job, optimisation::ShapeOptimiser& optimiser,
   return code;
 }
 
+/// Whether `key` can change an evaluation's J(x) or dJ/dx, and so belongs in the journal's
+/// signature. Not: where and how often things are written or printed, the checkpoint strategy
+/// (the same gradient from fewer stored states), or when TAO stops. A resumed run may change
+/// those, e.g. raise optimize.max_iterations to continue a run that reached it; where TAO then
+/// asks for another x, the replay stops there (EvaluationJournal::replay compares x bit for
+/// bit) and flow solves take over.
+bool decides_evaluations(const std::string& key) {
+  for (const char* prefix : {"output.", "catalyst.", "fields.", "restart.", "checkpoint."})
+    if (key.rfind(prefix, 0) == 0)
+      return false;
+  for (const char* k :
+       {"optimize.max_iterations", "optimize.gradient_tolerance", "optimize.first_step_decrease",
+        "optimize.fields_every", "optimize.shape_points"})
+    if (key == k)
+      return false;
+  return true;
+}
+
 } // namespace
 
 int command_optimize(const Communicator& comm, const std::vector<std::string>& args) {
@@ -728,14 +746,18 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   const Config& cfg = loaded.config;
   const std::string& dir = loaded.output_dir;
   // A --resume of a folder that is not this case's run is refused before anything is written:
-  // the signature holds the case, the rank count and, with --restart, the start's velocity (a
-  // decomposition-independent checksum), so that evaluations from another start are not
-  // replayed.
-  std::string signature = cfg.hash() + "-ranks" + std::to_string(comm.size());
+  // the signature holds the settings that decide the evaluations (decides_evaluations), the
+  // rank count and, with --restart, the start's velocity (a decomposition-independent
+  // checksum), so that evaluations from another start are not replayed.
+  // Journals written before 2026-12 were signed with the hash of every key: accepted when
+  // every key is as it was.
+  std::string common = "-ranks" + std::to_string(comm.size());
   if (!opt.restart.empty())
     for (int c = 0; c < job.domain.dim(); ++c)
-      signature += "-start" + io::checksum_text(io::field_checksum(comm, job.m.initial[c]));
-  optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal", signature);
+      common += "-start" + io::checksum_text(io::field_checksum(comm, job.m.initial[c]));
+  optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal",
+                                          cfg.hash(decides_evaluations) + common,
+                                          {cfg.hash() + common});
   if (!opt.resume.empty()) {
     journal.load();
     job.continue_evaluation_numbering(comm);

@@ -3,7 +3,9 @@
 # after a few design iterations, then continued with `undertow optimize --resume DIR`, replays
 # its journal and ends at the design of an uninterrupted run, bit for bit. The flow outputs of
 # the killed run's evaluations (evaluations/<n>/) are kept: the resumed run numbers its own
-# after them.
+# after them. The finished run, resumed with a larger optimize.max_iterations, continues to the
+# design of an uninterrupted run of that many iterations; a resume with another physical setting
+# is refused.
 #
 # usage: optimize_resume_after_kill.sh UNDERTOW CASE WORK RANKS MPIEXEC...
 set -u
@@ -50,3 +52,30 @@ final() { grep -E "^final design:|^objective: " "$1"; }
 diff <(final "$work/reference.log") <(final "$work/resumed.log") \
   || fail "the resumed optimisation ends at another design"
 echo "resumed optimisation ends at the uninterrupted run's design: $(final "$work/resumed.log" | tail -1)"
+
+# Continuing a finished run for more iterations: only the stopping test differs, so the journal
+# is accepted, replayed to its end, and TAO goes on as an uninterrupted 8-iteration run does.
+more=(--set optimize.max_iterations=8)
+"${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" "${more[@]}" \
+  --output "$work/reference8" > "$work/reference8.log" 2>&1 || fail "the 8-iteration reference run"
+"${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" "${more[@]}" \
+  --resume "$work/killed" > "$work/continued.log" 2>&1 \
+  || fail "resuming with optimize.max_iterations=8: $(tail -5 "$work/continued.log")"
+replayed=$(grep -Eo "resuming: [0-9]+ recorded evaluations" "$work/continued.log" | grep -Eo "[0-9]+")
+solves=$(grep -Eo "after 6 design iterations, [0-9]+ flow solves" "$work/resumed.log" | grep -Eo "[0-9]+ flow" | grep -Eo "[0-9]+")
+[ -n "$replayed" ] && [ "$replayed" = "$solves" ] \
+  || fail "the continued run replays '$replayed' evaluations, not the 6-iteration run's '$solves'"
+grep -Eq "^ +8   [0-9]" "$work/continued.log" || fail "the continued run did not reach iteration 8"
+diff <(final "$work/reference8.log") <(final "$work/continued.log") \
+  || fail "the continued optimisation ends at another design than the 8-iteration run"
+echo "resumed with optimize.max_iterations=8: $replayed evaluations replayed, ends at the" \
+  "8-iteration run's design"
+
+# A physical setting changes the evaluations: refused, naming the fix.
+"${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" --set fluid.nu=0.06 \
+  --resume "$work/killed" > "$work/refused.log" 2>&1
+rc=$?
+[ "$rc" = 2 ] || fail "a resume with another fluid.nu exited $rc, not 2"
+grep -q "belongs to another optimisation.*resume with the same case file" "$work/refused.log" \
+  || fail "a resume with another fluid.nu is not refused by name: $(tail -3 "$work/refused.log")"
+echo "a resume with another fluid.nu is refused"

@@ -67,6 +67,8 @@ struct ToyRun {
   double offset = 0; ///< added to J (a J far from zero at its optimum, like a drag coefficient)
   long evaluations = 0;
   std::vector<std::vector<double>> points; ///< where J was evaluated, in order
+  std::string signature = "toy";
+  std::vector<std::string> also_accepted;
 
   explicit ToyRun(const std::string& name) : path("/tmp/undertow_toy_" + name + ".journal") {
     settings.lower = {0.1, 0.1};
@@ -75,7 +77,7 @@ struct ToyRun {
     settings.gradient_tolerance = 1e-8;
   }
   OptimiserResult run(std::vector<double> x0, bool resume = false) {
-    EvaluationJournal journal(world(), path, "toy");
+    EvaluationJournal journal(world(), path, signature, also_accepted);
     if (resume)
       journal.load();
     ShapeOptimiser optimiser(
@@ -184,6 +186,32 @@ TEST(ShapeOptimiser, JournalReplaysTheRunBitForBit) {
   EXPECT_NEAR(a.x[0] - a.x[1], 0.5, 1e-5);
   if (world().rank() == 0)
     std::remove(first.path.c_str());
+}
+
+// A run stopped by its iteration limit, resumed with a larger one: every recorded evaluation is
+// replayed, and it ends where an uninterrupted run with the larger limit ends. A journal signed
+// otherwise is refused unless its signature is among the accepted earlier ones.
+TEST(ShapeOptimiser, JournalContinuesARunPastItsIterationLimit) {
+  // J far from zero: BLMVM's first step lands on a bound, and the run needs several iterations.
+  ToyRun whole("whole"), stopped("continued"), continued("continued");
+  for (ToyRun* r : {&whole, &stopped, &continued})
+    r->offset = 100;
+  const OptimiserResult reference = whole.run({1, 1});
+  stopped.settings.max_iterations = 1;
+  stopped.signature = "earlier";
+  const OptimiserResult first = stopped.run({1, 1});
+  ASSERT_LT(stopped.evaluations, whole.evaluations) << "the limit should stop the run early";
+  EXPECT_THROW(continued.run({1, 1}, true), ConfigError) << "a journal of another signature";
+  continued.also_accepted = {"earlier"};
+  const OptimiserResult last = continued.run({1, 1}, true);
+  EXPECT_EQ(continued.evaluations + stopped.evaluations, whole.evaluations)
+      << "the recorded evaluations should be replayed, the others solved";
+  EXPECT_EQ(last.x, reference.x);
+  EXPECT_NE(first.x, reference.x);
+  if (world().rank() == 0) {
+    std::remove(whole.path.c_str());
+    std::remove(stopped.path.c_str());
+  }
 }
 
 // J = 100 + (a - 3)^2 + 2 (b - 1)^2 from (1, 1): J0 = 104, dJ/dx = (-4, 0). BLMVM's own first

@@ -147,8 +147,9 @@ PetscErrorCode monitor(Tao tao, void* p) {
 } // namespace
 
 EvaluationJournal::EvaluationJournal(const Communicator& comm, std::string path,
-                                     std::string signature)
-    : m_comm(comm), m_path(std::move(path)), m_signature(std::move(signature)) {}
+                                     std::string signature, std::vector<std::string> also_accepted)
+    : m_comm(comm), m_path(std::move(path)), m_signature(std::move(signature)),
+      m_also_accepted(std::move(also_accepted)) {}
 
 void EvaluationJournal::load() {
   std::string text, problem;
@@ -167,12 +168,16 @@ void EvaluationJournal::load() {
   std::istringstream in(text);
   std::string word, signature;
   in >> word >> signature;
-  if (word != "undertow-evaluations" || signature != m_signature)
+  const bool accepted =
+      signature == m_signature ||
+      std::find(m_also_accepted.begin(), m_also_accepted.end(), signature) != m_also_accepted.end();
+  if (word != "undertow-evaluations" || !accepted)
     throw ConfigError("--resume: " + m_path +
-                      " belongs to another optimisation (another case, settings, rank count or "
-                      "--restart start; its signature is '" +
+                      " belongs to another optimisation (another case, physical, objective or "
+                      "design settings, rank count or --restart start; its signature is '" +
                       signature + "', this run's '" + m_signature +
-                      "'); resume with the same case file, --set options, ranks and --restart "
+                      "'); resume with the same case file and settings (the stopping test, "
+                      "output and checkpoint settings may change), rank count and --restart "
                       "file");
   std::string line;
   std::getline(in, line);

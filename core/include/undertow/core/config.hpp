@@ -5,6 +5,7 @@
 /// an unknown section or key, a value of the wrong type or out of range, or a key given twice
 /// throws ConfigError naming the key, the value and what is allowed.
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -128,6 +129,10 @@ class Config {
   /// FNV-1a hash of every effective key = value, as 16 hex digits: identifies the configuration
   /// in output files.
   std::string hash() const;
+  /// The same over the keys for which `counts(key)` is true: identifies the part of the
+  /// configuration that decides a result (e.g. an optimisation's evaluations, whatever its
+  /// stopping test or output settings).
+  std::string hash(const std::function<bool(const std::string& key)>& counts) const;
 
  private:
   const std::string& text(const std::string& key, ValueType expected) const;

@@ -77,9 +77,12 @@ struct Evaluation {
 /// atomically by rank 0 after each one.
 class EvaluationJournal {
  public:
-  /// `signature`: what a resumed run must share (the case's hash and the rank count). Not
-  /// collective.
-  EvaluationJournal(const Communicator& comm, std::string path, std::string signature);
+  /// `signature`: what a resumed run must share (the hash of the settings that decide the
+  /// evaluations, and the rank count). `also_accepted`: signatures that load() accepts too,
+  /// those that earlier versions wrote for the same settings (the file is rewritten with
+  /// `signature` at the next record). Not collective.
+  EvaluationJournal(const Communicator& comm, std::string path, std::string signature,
+                    std::vector<std::string> also_accepted = {});
   /// Reads an existing journal for a resumed run. Throws ConfigError for a missing file or one
   /// of another case. Collective (rank 0 reads, all receive).
   void load();
@@ -94,6 +97,7 @@ class EvaluationJournal {
  private:
   const Communicator& m_comm;
   std::string m_path, m_signature;
+  std::vector<std::string> m_also_accepted;
   std::vector<Evaluation> m_entries;
   std::size_t m_replayed = 0;
   bool m_replaying = true;
