@@ -25,6 +25,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -734,6 +735,43 @@ bool decides_evaluations(const std::string& key) {
   return true;
 }
 
+/// The settings of the run in `dir` as its config.ini recorded them (still that run's: a resumed
+/// run commits its own only once accepted); nullopt where the file is missing or no longer
+/// parses (a run of another version). Collective (rank 0 reads).
+std::optional<Config> recorded_settings(const Communicator& comm, const Model& model,
+                                        const std::string& dir) {
+  const std::string path = dir + "/config.ini";
+  std::string text;
+  run_on_root(comm, [&] {
+    try {
+      text = io::read_file(path);
+    } catch (const std::exception&) {
+    }
+  });
+  text = comm.broadcast(text);
+  if (text.empty())
+    return std::nullopt;
+  try {
+    return Config(schema_for(model), RawConfig::parse(text, path, {}));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// "key = A there, B here" for each setting that decides the evaluations and differs. Not
+/// collective.
+std::string changed_settings(const Config& there, const Config& here) {
+  std::string out;
+  for (const auto& kv : here.entries()) {
+    const auto it = there.entries().find(kv.first);
+    const std::string before = it == there.entries().end() ? "(unset)" : it->second;
+    if (decides_evaluations(kv.first) && before != kv.second)
+      out +=
+          (out.empty() ? "" : "; ") + kv.first + " = " + before + " there, " + kv.second + " here";
+  }
+  return out;
+}
+
 } // namespace
 
 int command_optimize(const Communicator& comm, const std::vector<std::string>& args) {
@@ -749,15 +787,28 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   // the signature holds the settings that decide the evaluations (decides_evaluations), the
   // rank count and, with --restart, the start's velocity (a decomposition-independent
   // checksum), so that evaluations from another start are not replayed.
-  // Journals written before 2026-12 were signed with the hash of every key: accepted when
-  // every key is as it was.
+  // A setting of the run in the folder that decides the evaluations is named. Journals written
+  // before 2026-12 were signed with the hash of every key: accepted where the run's own
+  // config.ini gives that hash and its deciding settings are these.
   std::string common = "-ranks" + std::to_string(comm.size());
   if (!opt.restart.empty())
     for (int c = 0; c < job.domain.dim(); ++c)
       common += "-start" + io::checksum_text(io::field_checksum(comm, job.m.initial[c]));
+  std::vector<std::string> earlier_signatures{cfg.hash() + common};
+  if (!opt.resume.empty())
+    if (const auto there = recorded_settings(comm, *loaded.model, dir)) {
+      const std::string changed = changed_settings(*there, cfg);
+      if (!changed.empty())
+        throw ConfigError("--resume " + dir + ": " + changed + " (" + dir +
+                          "/config.ini against this command): these settings decide the "
+                          "recorded evaluations, which would not be this optimisation's; resume "
+                          "with the run's values, or start a new optimisation with --output "
+                          "(docs/optimization.md, Resuming)");
+      earlier_signatures.push_back(there->hash() + common);
+    }
   optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal",
                                           cfg.hash(decides_evaluations) + common,
-                                          {cfg.hash() + common});
+                                          earlier_signatures);
   if (!opt.resume.empty()) {
     journal.load();
     job.continue_evaluation_numbering(comm);

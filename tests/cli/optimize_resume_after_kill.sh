@@ -76,6 +76,6 @@ echo "resumed with optimize.max_iterations=8: $replayed evaluations replayed, en
   --resume "$work/killed" > "$work/refused.log" 2>&1
 rc=$?
 [ "$rc" = 2 ] || fail "a resume with another fluid.nu exited $rc, not 2"
-grep -q "belongs to another optimisation.*resume with the same case file" "$work/refused.log" \
+grep -q "fluid.nu = 0.05 there, 0.06 here.*resume with the run's values" "$work/refused.log" \
   || fail "a resume with another fluid.nu is not refused by name: $(tail -3 "$work/refused.log")"
 echo "a resume with another fluid.nu is refused"
