@@ -25,6 +25,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 
@@ -735,16 +736,18 @@ bool decides_evaluations(const std::string& key) {
   return true;
 }
 
-/// The settings of the run in `dir` as its config.ini recorded them (still that run's: a resumed
-/// run commits its own only once accepted); nullopt where the file is missing or no longer
-/// parses (a run of another version). Collective (rank 0 reads).
+/// The settings of the optimisation in `dir` as its config.ini recorded them (still that run's: a
+/// resumed run commits its own only once accepted); nullopt where `dir` holds no evaluation
+/// journal (no optimisation: EvaluationJournal::load says so), or its config.ini is missing or
+/// no longer parses (a run of another version). Collective (rank 0 reads).
 std::optional<Config> recorded_settings(const Communicator& comm, const Model& model,
                                         const std::string& dir) {
   const std::string path = dir + "/config.ini";
   std::string text;
   run_on_root(comm, [&] {
     try {
-      text = io::read_file(path);
+      if (std::filesystem::exists(dir + "/evaluations.journal"))
+        text = io::read_file(path);
     } catch (const std::exception&) {
     }
   });
