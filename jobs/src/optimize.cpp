@@ -9,6 +9,7 @@
 #include "field_output.hpp"
 #include "models.hpp"
 #include "navier_stokes_setup.hpp"
+#include "restart.hpp"
 
 #include "undertow/adjoint/parameters.hpp"
 #include "undertow/core/error.hpp"
@@ -761,14 +762,14 @@ std::optional<Config> recorded_settings(const Communicator& comm, const Model& m
   }
 }
 
-/// "key = A there, B here" for each setting that decides the evaluations and differs. Not
-/// collective.
+/// "key = A there, B here" for each setting that decides the evaluations and differs (values
+/// compared as the restart check compares them: 0.01 and 1e-2 alike). Not collective.
 std::string changed_settings(const Config& there, const Config& here) {
   std::string out;
   for (const auto& kv : here.entries()) {
     const auto it = there.entries().find(kv.first);
     const std::string before = it == there.entries().end() ? "(unset)" : it->second;
-    if (decides_evaluations(kv.first) && before != kv.second)
+    if (decides_evaluations(kv.first) && !same_value(before, kv.second))
       out +=
           (out.empty() ? "" : "; ") + kv.first + " = " + before + " there, " + kv.second + " here";
   }
@@ -790,9 +791,10 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
   // the signature holds the settings that decide the evaluations (decides_evaluations), the
   // rank count and, with --restart, the start's velocity (a decomposition-independent
   // checksum), so that evaluations from another start are not replayed.
-  // A setting of the run in the folder that decides the evaluations is named. Journals written
-  // before 2026-12 were signed with the hash of every key: accepted where the run's own
-  // config.ini gives that hash and its deciding settings are these.
+  // A setting of the run in the folder that decides the evaluations is named. Where none
+  // differs, that run's own signatures are accepted too: the one of its deciding settings as it
+  // wrote them (a value may be spelt otherwise here, 1e-2 for 0.01), and the hash of every key
+  // that journals written before 2026-12 were signed with.
   std::string common = "-ranks" + std::to_string(comm.size());
   if (!opt.restart.empty())
     for (int c = 0; c < job.domain.dim(); ++c)
@@ -807,6 +809,7 @@ int command_optimize(const Communicator& comm, const std::vector<std::string>& a
                           "recorded evaluations, which would not be this optimisation's; resume "
                           "with the run's values, or start a new optimisation with --output "
                           "(docs/optimization.md, Resuming)");
+      earlier_signatures.push_back(there->hash(decides_evaluations) + common);
       earlier_signatures.push_back(there->hash() + common);
     }
   optimisation::EvaluationJournal journal(comm, dir + "/evaluations.journal",

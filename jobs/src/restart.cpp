@@ -79,8 +79,8 @@ std::string position_text(double step, double dt,
   return text;
 }
 
-/// True if two configuration values mean the same: word by word, numbers compared as numbers
-/// (0.01 and 1e-2 alike), other words as text.
+} // namespace
+
 bool same_value(const std::string& a, const std::string& b) {
   const auto x = value_words(a), y = value_words(b);
   if (x.size() != y.size())
@@ -97,8 +97,6 @@ bool same_value(const std::string& a, const std::string& b) {
   }
   return true;
 }
-
-} // namespace
 
 std::string case_signature(const Config& config) {
   std::string out;

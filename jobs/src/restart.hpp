@@ -15,6 +15,10 @@
 
 namespace undertow {
 
+/// True if two configuration values mean the same: word by word, numbers compared as numbers
+/// (0.01 and 1e-2 alike), other words as text. Not collective.
+bool same_value(const std::string& a, const std::string& b);
+
 /// The keys that define the problem a restart file belongs to ("key = value" lines): the model,
 /// the domain, the fluid, the boundaries and the obstacles. Solver and output settings may change
 /// between a run and its restart.

@@ -4,8 +4,8 @@
 # its journal and ends at the design of an uninterrupted run, bit for bit. The flow outputs of
 # the killed run's evaluations (evaluations/<n>/) are kept: the resumed run numbers its own
 # after them. The finished run, resumed with a larger optimize.max_iterations, continues to the
-# design of an uninterrupted run of that many iterations; a resume with another physical setting
-# is refused.
+# design of an uninterrupted run of that many iterations; the same value spelt otherwise is
+# accepted, a resume with another physical setting is refused.
 #
 # usage: optimize_resume_after_kill.sh UNDERTOW CASE WORK RANKS MPIEXEC...
 set -u
@@ -79,3 +79,16 @@ rc=$?
 grep -q "fluid.nu = 0.05 there, 0.06 here.*resume with the run's values" "$work/refused.log" \
   || fail "a resume with another fluid.nu is not refused by name: $(tail -3 "$work/refused.log")"
 echo "a resume with another fluid.nu is refused"
+
+# The same value spelt otherwise (fluid.nu = 0.05 in the case file) is the same setting: the
+# journal is replayed to its end.
+"${mpi[@]}" "$ranks" "$undertow" optimize "$case" "${settings[@]}" "${more[@]}" \
+  --set fluid.nu=5e-2 --resume "$work/killed" > "$work/respelt.log" 2>&1 \
+  || fail "resuming with fluid.nu=5e-2 (0.05 in the run): $(tail -3 "$work/respelt.log")"
+counts=$(grep -Eo "after 8 design iterations, [0-9]+ flow solves, [0-9]+ replayed" "$work/respelt.log" \
+  | grep -Eo "[0-9]+ (flow|replayed)" | grep -Eo "[0-9]+" | sort -u)
+[ -n "$counts" ] && [ "$(echo "$counts" | wc -l)" = 1 ] \
+  || fail "the resume with fluid.nu=5e-2 did not replay the whole 8-iteration journal: $counts"
+diff <(final "$work/reference8.log") <(final "$work/respelt.log") \
+  || fail "the resume with fluid.nu=5e-2 ends at another design"
+echo "fluid.nu=5e-2 for the run's 0.05: accepted, replayed"
