@@ -28,70 +28,117 @@ double local_dot(const Spaces& spaces, int count, const FieldTriple& a, const Fi
   return local;
 }
 
-/// out := a x + b y on the spaces; returns this rank's sum of out^2 (for a norm).
-double combine(const Spaces& spaces, int count, double a, const FieldTriple& x, double b,
-               const FieldTriple& y, FieldTriple& out) {
+/// r := r0 := b - A x (ax: A x; empty: x = 0, r = b) on the spaces; returns this rank's sum of
+/// r^2, which is also r0 . r.
+double first_residual(const Spaces& spaces, int count, const FieldTriple& b, const FieldTriple* ax,
+                      FieldTriple& r, FieldTriple& r0) {
   double local = 0;
   for (int c = 0; c < count; ++c) {
-    const FieldView xv = x[c].view(), yv = y[c].view(), ov = out[c].view();
+    const FieldView bv = b[c].view(), rv = r[c].view(), r0v = r0[c].view();
+    const FieldView av = ax ? (*ax)[c].view() : FieldView();
     local += local_sum(
-        "bicgstab::combine", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-          const double value = a * xv(i, j, k) + b * yv(i, j, k);
-          ov(i, j, k) = value;
+        "bicgstab::first_residual", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          const double value = av.data() ? 1.0 * bv(i, j, k) + -1.0 * av(i, j, k) : bv(i, j, k);
+          rv(i, j, k) = value;
+          r0v(i, j, k) = value;
           acc += value * value;
         });
   }
   return local;
 }
 
-/// out := x on the spaces; returns this rank's sum of out^2 (combine(1, x, -1, zero), bitwise).
-double copy_with_norm(const Spaces& spaces, int count, const FieldTriple& x, FieldTriple& out) {
-  double local = 0;
+/// p := r + beta (p - omega v) (first: p := r, the same for p = v = 0), then the preconditioned
+/// direction phat := d p, on the spaces.
+void update_direction(const Spaces& spaces, int count, bool first, double beta, double omega,
+                      const FieldTriple& r, const FieldTriple& v, const FieldTriple& d,
+                      FieldTriple& p, FieldTriple& phat) {
   for (int c = 0; c < count; ++c) {
-    const FieldView xv = x[c].view(), ov = out[c].view();
-    local += local_sum(
-        "bicgstab::copy", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-          const double value = xv(i, j, k);
-          ov(i, j, k) = value;
-          acc += value * value;
-        });
-  }
-  return local;
-}
-
-/// out := d * x on the spaces (the Jacobi preconditioner).
-void precondition(const Spaces& spaces, int count, const FieldTriple& d, const FieldTriple& x,
-                  FieldTriple& out) {
-  for (int c = 0; c < count; ++c) {
-    const FieldView dv = d[c].view(), xv = x[c].view(), ov = out[c].view();
-    for_each(
-        "bicgstab::precondition", spaces[c],
-        KOKKOS_LAMBDA(long i, long j, long k) { ov(i, j, k) = dv(i, j, k) * xv(i, j, k); });
-  }
-}
-
-/// p := r + beta (p - omega v) on the spaces.
-void update_direction(const Spaces& spaces, int count, double beta, double omega,
-                      const FieldTriple& r, const FieldTriple& v, FieldTriple& p) {
-  for (int c = 0; c < count; ++c) {
-    const FieldView pv = p[c].view(), rv = r[c].view(), vv = v[c].view();
+    const FieldView pv = p[c].view(), rv = r[c].view(), vv = v[c].view(), dv = d[c].view(),
+                    hv = phat[c].view();
     for_each(
         "bicgstab::direction", spaces[c], KOKKOS_LAMBDA(long i, long j, long k) {
-          pv(i, j, k) = rv(i, j, k) + beta * (pv(i, j, k) - omega * vv(i, j, k));
+          const double value =
+              first ? rv(i, j, k) : rv(i, j, k) + beta * (pv(i, j, k) - omega * vv(i, j, k));
+          pv(i, j, k) = value;
+          hv(i, j, k) = dv(i, j, k) * value;
         });
   }
 }
 
-/// x += alpha p + omega s on the spaces.
-void update_solution(const Spaces& spaces, int count, double alpha, const FieldTriple& p,
-                     double omega, const FieldTriple& s, FieldTriple& x) {
+/// s := r - alpha v and shat := d s on the spaces; returns this rank's sum of s^2.
+double half_step(const Spaces& spaces, int count, double alpha, const FieldTriple& r,
+                 const FieldTriple& v, const FieldTriple& d, FieldTriple& s, FieldTriple& shat) {
+  double local = 0;
   for (int c = 0; c < count; ++c) {
-    const FieldView xv = x[c].view(), pv = p[c].view(), sv = s[c].view();
-    for_each(
-        "bicgstab::solution", spaces[c], KOKKOS_LAMBDA(long i, long j, long k) {
-          xv(i, j, k) += alpha * pv(i, j, k) + omega * sv(i, j, k);
+    const FieldView rv = r[c].view(), vv = v[c].view(), dv = d[c].view(), sv = s[c].view(),
+                    hv = shat[c].view();
+    local += local_sum(
+        "bicgstab::half_step", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+          const double value = 1.0 * rv(i, j, k) + -alpha * vv(i, j, k);
+          sv(i, j, k) = value;
+          hv(i, j, k) = dv(i, j, k) * value;
+          acc += value * value;
         });
   }
+  return local;
+}
+
+/// x += alpha phat on the spaces (the solve ending at its half step).
+void add_scaled(const Spaces& spaces, int count, double alpha, const FieldTriple& phat,
+                FieldTriple& x) {
+  for (int c = 0; c < count; ++c) {
+    const FieldView xv = x[c].view(), hv = phat[c].view();
+    for_each(
+        "bicgstab::solution_half", spaces[c], KOKKOS_LAMBDA(long i, long j, long k) {
+          xv(i, j, k) = 1.0 * xv(i, j, k) + alpha * hv(i, j, k);
+        });
+  }
+}
+
+/// This rank's t . t and t . s.
+SumPair stabiliser_sums(const Spaces& spaces, int count, const FieldTriple& t,
+                        const FieldTriple& s) {
+  SumPair local;
+  for (int c = 0; c < count; ++c) {
+    const FieldView tv = t[c].view(), sv = s[c].view();
+    const SumPair part = local_sums(
+        "bicgstab::stabiliser", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, SumPair& acc) {
+          acc.first += tv(i, j, k) * tv(i, j, k);
+          acc.second += tv(i, j, k) * sv(i, j, k);
+        });
+    local.first += part.first;
+    local.second += part.second;
+  }
+  return local;
+}
+
+/// x += alpha phat + omega shat and r := s - omega t on the spaces; returns this rank's r . r
+/// and r0 . r.
+SumPair full_step(const Spaces& spaces, int count, double alpha, double omega,
+                  const FieldTriple& phat, const FieldTriple& shat, const FieldTriple& s,
+                  const FieldTriple& t, const FieldTriple& r0, FieldTriple& x, FieldTriple& r) {
+  SumPair local;
+  for (int c = 0; c < count; ++c) {
+    const FieldView xv = x[c].view(), pv = phat[c].view(), hv = shat[c].view(), sv = s[c].view(),
+                    tv = t[c].view(), r0v = r0[c].view(), rv = r[c].view();
+    const SumPair part = local_sums(
+        "bicgstab::full_step", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, SumPair& acc) {
+          xv(i, j, k) += alpha * pv(i, j, k) + omega * hv(i, j, k);
+          const double value = 1.0 * sv(i, j, k) + -omega * tv(i, j, k);
+          rv(i, j, k) = value;
+          acc.first += value * value;
+          acc.second += r0v(i, j, k) * value;
+        });
+    local.first += part.first;
+    local.second += part.second;
+  }
+  return local;
+}
+
+/// The sums of every rank, in one reduction. Collective.
+SumPair global_sums(const Communicator& comm, const SumPair& local) {
+  const std::vector<double> sums = comm.sum(std::vector<double>{local.first, local.second});
+  return SumPair{sums[0], sums[1]};
 }
 
 } // namespace
@@ -121,16 +168,11 @@ KrylovResult FieldBiCGStab::solve(const Operator& A, const InverseDiagonal& inve
   const Spaces& sp = m_spaces;
   const int n = m_count;
   KrylovResult result;
-  // r = b - A x; the shadow residual r0 = r.
-  double rr = 0;
-  if (zero_guess) {
-    rr = m_comm.sum(copy_with_norm(sp, n, b, m_r));
-  } else {
+  // r = b - A x; the shadow residual r0 = r, so that r0 . r = r . r to begin with.
+  if (!zero_guess)
     A(x, m_t);
-    rr = m_comm.sum(combine(sp, n, 1.0, b, -1.0, m_t, m_r));
-  }
-  for (int c = 0; c < n; ++c)
-    copy(m_r[c], m_r0[c]);
+  double rr = m_comm.sum(first_residual(sp, n, b, zero_guess ? nullptr : &m_t, m_r, m_r0));
+  double r0r = rr;
   result.reference = reference > 0.0 ? reference : std::sqrt(dot(b, b));
   result.residual = std::sqrt(rr);
   const double target = rtol * result.reference;
@@ -138,43 +180,44 @@ KrylovResult FieldBiCGStab::solve(const Operator& A, const InverseDiagonal& inve
     result.converged = true;
     return result;
   }
-  for (int c = 0; c < n; ++c) {
-    fill_value(m_p[c], m_p[c].ghosted(), 0.0);
-    fill_value(m_v[c], m_v[c].ghosted(), 0.0);
-    fill_value(m_phat[c], m_phat[c].ghosted(), 0.0);
-    fill_value(m_shat[c], m_shat[c].ghosted(), 0.0);
-  }
-  const FieldTriple& inverse_diagonal = inverse_diagonal_of();
+  // Each iteration is seven passes over the unknowns (two of them the operator) and four
+  // reductions; the scratch vectors need no clearing, as the first direction is r itself and
+  // the operator sets what it reads off the spaces.
+  const FieldTriple& d = inverse_diagonal_of();
   double rho = 1.0, alpha = 1.0, omega = 1.0;
   while (result.iterations < max_iterations) {
-    const double rho_next = dot(m_r0, m_r);
+    const double rho_next = r0r;
     if (rho_next == 0.0 || !std::isfinite(rho_next))
       return result; // breakdown: the shadow residual is orthogonal to the residual
     const double beta = (rho_next / rho) * (alpha / omega);
     rho = rho_next;
-    update_direction(sp, n, beta, omega, m_r, m_v, m_p); // p = r + beta (p - omega v)
-    precondition(sp, n, inverse_diagonal, m_p, m_phat);
+    // p = r + beta (p - omega v), phat = M^-1 p
+    update_direction(sp, n, result.iterations == 0, beta, omega, m_r, m_v, d, m_p, m_phat);
     A(m_phat, m_v);
     const double r0v = dot(m_r0, m_v);
     if (r0v == 0.0 || !std::isfinite(r0v))
       return result;
     alpha = rho / r0v;
-    const double ss = m_comm.sum(combine(sp, n, 1.0, m_r, -alpha, m_v, m_s)); // s = r - alpha v
+    // s = r - alpha v, shat = M^-1 s
+    const double ss = m_comm.sum(half_step(sp, n, alpha, m_r, m_v, d, m_s, m_shat));
     ++result.iterations;
     if (std::sqrt(ss) <= target) {
-      combine(sp, n, 1.0, x, alpha, m_phat, x);
+      add_scaled(sp, n, alpha, m_phat, x);
       result.residual = std::sqrt(ss);
       result.converged = true;
       return result;
     }
-    precondition(sp, n, inverse_diagonal, m_s, m_shat);
     A(m_shat, m_t);
-    const double tt = dot(m_t, m_t);
+    const SumPair stabiliser = global_sums(m_comm, stabiliser_sums(sp, n, m_t, m_s));
+    const double tt = stabiliser.first;
     if (tt == 0.0 || !std::isfinite(tt))
       return result;
-    omega = dot(m_t, m_s) / tt;
-    update_solution(sp, n, alpha, m_phat, omega, m_shat, x);     // x += alpha phat + omega shat
-    rr = m_comm.sum(combine(sp, n, 1.0, m_s, -omega, m_t, m_r)); // r = s - omega t
+    omega = stabiliser.second / tt;
+    // x += alpha phat + omega shat, r = s - omega t
+    const SumPair residual =
+        global_sums(m_comm, full_step(sp, n, alpha, omega, m_phat, m_shat, m_s, m_t, m_r0, x, m_r));
+    rr = residual.first;
+    r0r = residual.second;
     result.residual = std::sqrt(rr);
     if (result.residual <= target) {
       result.converged = true;

@@ -274,13 +274,17 @@ int NavierStokes::viscous_solve(int k, double dt, const std::array<Field, 3>& rh
   prepare(out);
   apply_helmholtz(k, dt, out, m_viscous_residual);
   linear::FieldBiCGStab& solver = krylov();
+  // The residual, and ||rhs|| (the tolerance's reference) in the same pass.
+  double rhs_squared = 0;
   for (int c = 0; c < dim; ++c) {
     const FieldView r = m_viscous_residual[c].view(), b = rhs[c].view();
-    for_each(
-        "ns::viscous_residual", m_free[c],
-        KOKKOS_LAMBDA(long i, long j, long kk) { r(i, j, kk) = b(i, j, kk) - r(i, j, kk); });
+    rhs_squared += local_sum(
+        "ns::viscous_residual", m_free[c], KOKKOS_LAMBDA(long i, long j, long kk, double& acc) {
+          r(i, j, kk) = b(i, j, kk) - r(i, j, kk);
+          acc += b(i, j, kk) * b(i, j, kk);
+        });
   }
-  const double reference = std::sqrt(solver.dot(rhs, rhs));
+  const double reference = std::sqrt(m_domain.comm().sum(rhs_squared));
   const auto homogeneous = [&](std::array<Field, 3>& x, std::array<Field, 3>& y) {
     prepare_homogeneous(x);
     apply_helmholtz(k, dt, x, y);

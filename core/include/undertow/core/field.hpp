@@ -100,6 +100,58 @@ double local_sum(const std::string& label, const IndexSpace& space, const Functo
   return result;
 }
 
+/// Two sums in one pass: the value of local_sums.
+struct SumPair {
+  double first = 0, second = 0;
+};
+
+/// The Kokkos reducer of local_sums: SumPair added member by member.
+class SumPairReducer {
+ public:
+  using reducer = SumPairReducer;
+  using value_type = SumPair;
+  using result_view_type = Kokkos::View<value_type, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+  KOKKOS_INLINE_FUNCTION explicit SumPairReducer(value_type& value) : m_value(&value) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    dest.first += src.first;
+    dest.second += src.second;
+  }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest,
+                                   const volatile value_type& src) const {
+    dest.first += src.first;
+    dest.second += src.second;
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const {
+    value.first = 0;
+    value.second = 0;
+  }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const {
+    return *m_value.data();
+  }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const {
+    return m_value;
+  }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const {
+    return true;
+  }
+
+ private:
+  result_view_type m_value;
+};
+
+/// Sums `f(i, j, k, SumPair& acc)` over `space` on this rank (not collective): two sums for the
+/// price of one pass, each added in the order local_sum would add it.
+template <class Functor>
+SumPair local_sums(const std::string& label, const IndexSpace& space, const Functor& f) {
+  SumPair result;
+  if (!space.empty())
+    Kokkos::parallel_reduce(label, policy(space), f, SumPairReducer(result));
+  return result;
+}
+
 /// Maximum of `f(i, j, k, double& acc)` over `space` on this rank; -infinity if empty.
 template <class Functor>
 double local_max(const std::string& label, const IndexSpace& space, const Functor& f) {
