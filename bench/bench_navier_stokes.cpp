@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
       std::printf("Navier-Stokes step benchmark (lid-driven cavity, Re = 100): %d rank(s), Kokkos "
                   "%s, %ld steps\n",
                   comm.size(), ExecutionSpace::name(), steps);
-      std::printf("triad bandwidth (same run, all ranks): %.2f GB/s\n", triad);
+      std::printf("triad bandwidth (same run, all ranks): %.2f GB/s; host code compiled for %s\n",
+                  triad, bench::host_vector_isa());
       std::printf("times in ms per step; Poisson its summed over the 3 stages\n\n");
       std::printf("%4s %12s %7s %10s %10s %10s %10s %10s %10s %12s %8s %9s %7s\n", "dim", "grid",
                   "cg", "step", "momentum", "poisson", "bc+halo", "projection", "other",

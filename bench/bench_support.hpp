@@ -25,6 +25,18 @@
 namespace undertow {
 namespace bench {
 
+/// The widest host vector instructions this build was compiled for: "AVX2" (UNDERTOW_AVX2) or
+/// "SSE2" (x86-64's baseline), for the benchmarks' headers.
+inline const char* host_vector_isa() {
+#if defined(__AVX2__)
+  return "AVX2";
+#elif defined(__SSE2__)
+  return "SSE2";
+#else
+  return "default";
+#endif
+}
+
 /// Elements per array for triad_bandwidth: 2^24 (3 x 128 MiB) on host backends; 2^27 (3 x 1 GiB)
 /// on a device, where 128 MiB arrays take 0.1 ms and launch overhead lowers the figure.
 inline long triad_elements() {

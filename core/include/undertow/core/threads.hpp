@@ -25,9 +25,14 @@ namespace undertow {
 /// ranks).
 int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv);
 
+/// What the CPU lacks that this build was compiled for (UNDERTOW_AVX2=ON on a CPU without
+/// AVX2), as a message naming the fix; nullptr if nothing. Not collective.
+const char* missing_cpu_feature();
+
 /// Kokkos for the lifetime of the object, started after MPI with this rank's threads chosen by
 /// choose_threads_per_rank(): how every undertow program starts Kokkos (Kokkos reads its own
-/// options from `argc`/`argv`). Collective over `comm`.
+/// options from `argc`/`argv`). On a CPU without what the build needs (missing_cpu_feature()),
+/// rank 0 says so and every rank ends MPI and exits with status 2. Collective over `comm`.
 class KokkosSession {
  public:
   KokkosSession(MPI_Comm comm, int& argc, char** argv);
