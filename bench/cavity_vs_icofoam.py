@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Lid-driven cavity (Re = 100, unit square): undertow against OpenFOAM's icoFoam in one run.
 
-Two parts, both on one MPI rank:
+Three parts, all on one MPI rank:
 
 1. Throughput. Same grid, same fixed dt, same number of steps. The pressure is converged to the
    same relative tolerance: icoFoam GAMG with relTol 0 and tolerance = tol * initial residual is
    not expressible, so both use an absolute-free relative target (undertow pressure.rtol; icoFoam
-   p and pFinal with tolerance 0 and relTol tol). Prints cell updates per second of each and their
-   ratio.
+   p and pFinal with tolerance 0 and relTol tol). undertow runs once per scheme of
+   --throughput-schemes (SSP-RK3; RK3-CN projecting its last substep, its viscous solves to the
+   same relative tolerance). Prints cell updates per second of each and their ratios.
 2. Accuracy. Both march the same cavity to t = T on an n x n grid, and their centreline profiles
    are compared with Ghia et al. (1982). Both should agree with Ghia to the same order.
 3. Time to solution. Each code at its own largest stable step: icoFoam at Courant number 1 (the

@@ -38,7 +38,7 @@ double first_residual(const Spaces& spaces, int count, const FieldTriple& b, con
     const FieldView av = ax ? (*ax)[c].view() : FieldView();
     local += local_sum(
         "bicgstab::first_residual", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-          const double value = av.data() ? 1.0 * bv(i, j, k) + -1.0 * av(i, j, k) : bv(i, j, k);
+          const double value = av.data() ? bv(i, j, k) - av(i, j, k) : bv(i, j, k);
           rv(i, j, k) = value;
           r0v(i, j, k) = value;
           acc += value * value;
@@ -74,7 +74,7 @@ double half_step(const Spaces& spaces, int count, double alpha, const FieldTripl
                     hv = shat[c].view();
     local += local_sum(
         "bicgstab::half_step", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-          const double value = 1.0 * rv(i, j, k) + -alpha * vv(i, j, k);
+          const double value = rv(i, j, k) - alpha * vv(i, j, k);
           sv(i, j, k) = value;
           hv(i, j, k) = dv(i, j, k) * value;
           acc += value * value;
@@ -89,9 +89,8 @@ void add_scaled(const Spaces& spaces, int count, double alpha, const FieldTriple
   for (int c = 0; c < count; ++c) {
     const FieldView xv = x[c].view(), hv = phat[c].view();
     for_each(
-        "bicgstab::solution_half", spaces[c], KOKKOS_LAMBDA(long i, long j, long k) {
-          xv(i, j, k) = 1.0 * xv(i, j, k) + alpha * hv(i, j, k);
-        });
+        "bicgstab::solution_half", spaces[c],
+        KOKKOS_LAMBDA(long i, long j, long k) { xv(i, j, k) += alpha * hv(i, j, k); });
   }
 }
 
@@ -124,7 +123,7 @@ SumPair full_step(const Spaces& spaces, int count, double alpha, double omega,
     const SumPair part = local_sums(
         "bicgstab::full_step", spaces[c], KOKKOS_LAMBDA(long i, long j, long k, SumPair& acc) {
           xv(i, j, k) += alpha * pv(i, j, k) + omega * hv(i, j, k);
-          const double value = 1.0 * sv(i, j, k) + -omega * tv(i, j, k);
+          const double value = sv(i, j, k) - omega * tv(i, j, k);
           rv(i, j, k) = value;
           acc.first += value * value;
           acc.second += r0v(i, j, k) * value;
