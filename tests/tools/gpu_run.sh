@@ -28,6 +28,8 @@
 #          GoogleTest filter): what promises bitwise equality, on a GPU
 #
 # GPU_RUN_CTEST_ARGS adds ctest arguments to the test stages (e.g. -R 'navier_stokes|adjoint').
+# GPU_RUN_GRADIENT_ARGS replaces bench_gradient's arguments in `solve` (default "100 3": steps,
+# repeats).
 # Writes OUT_DIR/summary.txt (machine, passed/failed counts, the failing tests, benchmark
 # tables) and one log per stage. Runs from the repository root (tests read cases/ and docs/).
 # Exit status 0 when every stage that ran passed.
@@ -145,7 +147,8 @@ for stage in $stages; do
     ;;
   solve)
     run_bench bench_pressure_poisson 90 "$build/bin/bench_pressure_poisson" 1 mg
-    run_bench bench_gradient 90 "$build/bin/bench_gradient" 100 3
+    # shellcheck disable=SC2086
+    run_bench bench_gradient 90 "$build/bin/bench_gradient" ${GPU_RUN_GRADIENT_ARGS:-100 3}
     ;;
   unit) run_ctest unit -L unit -j 8 ;;
   mpi) run_ctest mpi -L mpi -LE "slow" -j 12 ;;
