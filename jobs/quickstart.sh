@@ -40,10 +40,12 @@ packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5
 # The tests also run batch jobs on a real single-node Slurm, and a PBS script through its qsub,
 # and in-situ pipelines with ParaView Catalyst under a virtual X server (docs/insitu.md): the
 # ParaView packages are installed with their recommendations (Mesa's software OpenGL among
-# them), which is the set-up checked to render; about 70 s more on a fresh machine.
+# them), which is the set-up checked to render; about 70 s more on a fresh machine. qemu-user
+# runs an AVX2 build as on a CPU without AVX2 (the test of its refusal, tests/cli).
 catalyst_packages=()
 if [ "$mode" != run ]; then
-  packages+=(slurmctld slurmd slurm-client munge slurm-wlm-torque python3-torch python3-venv)
+  packages+=(slurmctld slurmd slurm-client munge slurm-wlm-torque python3-torch python3-venv
+             qemu-user)
   catalyst_packages=(paraview paraview-dev python3-paraview libnetcdf-dev libfreetype-dev
                      libglew-dev libxml2-dev libx11-dev libboost-dev xvfb xauth)
 fi

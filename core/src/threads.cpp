@@ -2,7 +2,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -68,24 +67,7 @@ int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv) {
 #endif
 }
 
-const char* missing_cpu_feature() {
-#if defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
-  if (!__builtin_cpu_supports("avx2"))
-    return "this undertow was compiled for CPUs with AVX2 (UNDERTOW_AVX2=ON) and this CPU has "
-           "none: rebuild with cmake -DUNDERTOW_AVX2=OFF (jobs/quickstart.sh: UNDERTOW_AVX2=OFF)";
-#endif
-  return nullptr;
-}
-
 KokkosSession::KokkosSession(MPI_Comm comm, int& argc, char** argv) {
-  if (const char* missing = missing_cpu_feature()) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0)
-      std::fprintf(stderr, "undertow: %s\n", missing);
-    MPI_Finalize();
-    std::exit(2);
-  }
   choose_threads_per_rank(comm, argc, argv);
   Kokkos::initialize(argc, argv);
 }

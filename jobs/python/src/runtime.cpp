@@ -42,8 +42,6 @@ void initialize() {
   if (!mpi)
     throw Error("MPI is not initialised: import undertow (which imports mpi4py first) rather "
                 "than undertow._undertow");
-  if (const char* missing = missing_cpu_feature())
-    throw Error(missing);
   if (!Kokkos::is_initialized()) {
     choose_threads_per_rank(MPI_COMM_WORLD, 0, nullptr);
     Kokkos::initialize();

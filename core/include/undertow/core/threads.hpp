@@ -29,10 +29,14 @@ int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv);
 /// AVX2), as a message naming the fix; nullptr if nothing. Not collective.
 const char* missing_cpu_feature();
 
+/// Says missing_cpu_feature() on stderr and ends the process with status 2 if the CPU lacks
+/// anything. Every executable and module that links undertow_core calls it before anything else
+/// of it runs (core/src/cpu_guard.cpp); not collective.
+void refuse_a_cpu_without_the_build_features();
+
 /// Kokkos for the lifetime of the object, started after MPI with this rank's threads chosen by
 /// choose_threads_per_rank(): how every undertow program starts Kokkos (Kokkos reads its own
-/// options from `argc`/`argv`). On a CPU without what the build needs (missing_cpu_feature()),
-/// rank 0 says so and every rank ends MPI and exits with status 2. Collective over `comm`.
+/// options from `argc`/`argv`). Collective over `comm`.
 class KokkosSession {
  public:
   KokkosSession(MPI_Comm comm, int& argc, char** argv);
