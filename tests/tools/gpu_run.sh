@@ -83,6 +83,10 @@ export OMPI_MCA_osc=^ucx OMPI_MCA_mca_base_component_show_load_errors=0
 # One-rank runs without mpiexec start no daemon.
 export OMPI_MCA_ess_singleton_isolated=1
 export KOKKOS_DISABLE_WARNINGS=1
+# Every kernel loaded when a program starts, not at its first launch (CUDA's lazy loading): a
+# benchmark that times one solve would otherwise time the loading of the kernels it is the first
+# to launch (the 190 x 69 stretched grid of 2026-11-30).
+export CUDA_MODULE_LOADING=EAGER
 
 {
   echo "== undertow $COMMIT on $(hostname), $(date -u +%Y-%m-%dT%H:%MZ)"
