@@ -41,7 +41,8 @@ packages=(g++ make cmake pkg-config openmpi-bin libopenmpi-dev petsc-dev libhdf5
 # and in-situ pipelines with ParaView Catalyst under a virtual X server (docs/insitu.md): the
 # ParaView packages are installed with their recommendations (Mesa's software OpenGL among
 # them), which is the set-up checked to render; about 70 s more on a fresh machine. qemu-user
-# runs an AVX2 build as on a CPU without AVX2 (the test of its refusal, tests/cli).
+# runs an AVX2 build as on a CPU without AVX2 (the tests of its refusal, tests/cli and
+# tests/python).
 catalyst_packages=()
 if [ "$mode" != run ]; then
   packages+=(slurmctld slurmd slurm-client munge slurm-wlm-torque python3-torch python3-venv
