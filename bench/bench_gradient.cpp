@@ -3,16 +3,19 @@
 // gradient (forward run recording the tapes + reverse sweep), their ratio (goal <= 2; dolfin-
 // adjoint reports 1.41 for steady Navier-Stokes), the time per phase of the reverse sweep, the
 // pressure iterations of both sweeps, and the memory: the tapes against the forward solver's own
-// fields, and the process's peak resident memory after each run. The last row is a stretched
-// grid (D/16 in the box [0.1, 1.2] x [0.1, 0.3] of re20_stretched.ini, 5% growth outside), whose
-// pressure solves take BoomerAMG (auto).
+// fields, and the process's peak resident memory after each run. By default the last row is a
+// stretched grid (D/16 in the box [0.1, 1.2] x [0.1, 0.3] of re20_stretched.ini, 5% growth
+// outside), whose pressure solves take BoomerAMG (auto).
 //
-//   mpiexec -n R build/bin/bench_gradient [steps] [repeats] [scheme] [coarsest cells]
+//   mpiexec -n R build/bin/bench_gradient [steps] [repeats] [scheme] [coarsest cells] [grids]
 //
 // scheme: explicit (SSP-RK3, three projections a step; the default), imex (RK3-CN, three
 // projections) or imex_last (RK3-CN projected at its last substep only: one Poisson solve a
 // step forward and one transposed solve a step in reverse). Same dt for all three.
 // coarsest cells: pressure.coarsest_cells, the multigrid's largest coarsest grid (default 8192).
+// grids: the rows, cells per diameter separated by commas, an 's' after one for the stretched
+// grid (default "8,16,16s"). "64,128" measures a GPU away from its launch-bound sizes: 369k and
+// 1.48M cells, with store-all tapes of about 0.9 and 3.6 GiB per 100 steps.
 //
 // The flow is first developed for a short while (not timed) so that both sweeps see a flow with
 // a wake, not the start-up from rest.
@@ -28,7 +31,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <mpi.h>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -37,6 +42,33 @@ using namespace undertow::navier_stokes;
 using namespace undertow::adjoint;
 
 using bench::peak_rss_mib;
+
+/// One row of the benchmark: cells per diameter, and whether the grid is stretched.
+struct GridRow {
+  long per_diameter = 0;
+  bool stretched = false;
+};
+
+/// The rows named by `list` ("8,16,16s"); empty if any entry is not a positive whole number
+/// with an optional 's'.
+std::vector<GridRow> parse_grids(const std::string& list) {
+  std::vector<GridRow> rows;
+  std::stringstream in(list);
+  std::string entry;
+  while (std::getline(in, entry, ',')) {
+    GridRow row;
+    if (!entry.empty() && entry.back() == 's') {
+      row.stretched = true;
+      entry.pop_back();
+    }
+    char* end = nullptr;
+    row.per_diameter = std::strtol(entry.c_str(), &end, 10);
+    if (entry.empty() || *end != '\0' || row.per_diameter < 2 || row.per_diameter > 100000)
+      return {};
+    rows.push_back(row);
+  }
+  return rows;
+}
 
 bool known_scheme(const std::string& name) {
   return name == "explicit" || name == "imex" || name == "imex_last";
@@ -154,10 +186,21 @@ int main(int argc, char** argv) {
     const std::string scheme = session.text(3, "explicit");
     const long coarsest = static_cast<long>(
         session.number(4, double(linear::MultigridSpec::kDefaultMaxCoarsestCells)));
+    const std::string grid_list = session.text(5, "8,16,16s");
+    const std::vector<GridRow> grids = parse_grids(grid_list);
     if (!known_scheme(scheme)) {
       if (comm.is_root())
         std::fprintf(stderr, "bench_gradient: scheme '%s' is not explicit, imex or imex_last\n",
                      scheme.c_str());
+      return 2;
+    }
+    if (grids.empty()) {
+      if (comm.is_root())
+        std::fprintf(stderr,
+                     "bench_gradient: grids '%s' is not a list of cells per diameter (at least 2) "
+                     "separated by commas, each with an optional 's' for the stretched grid, e.g. "
+                     "8,16,16s\n",
+                     grid_list.c_str());
       return 2;
     }
     if (comm.is_root()) {
@@ -171,9 +214,8 @@ int main(int argc, char** argv) {
                   "tapes", "solver", "tapes/sol", "RSS fwd", "RSS grad");
     }
     return session.run("bench_gradient", [&] {
-      measure(comm, 8, steps, repeats, scheme, coarsest);
-      measure(comm, 16, steps, repeats, scheme, coarsest);
-      measure(comm, 16, steps, repeats, scheme, coarsest, true);
+      for (const GridRow& row : grids)
+        measure(comm, row.per_diameter, steps, repeats, scheme, coarsest, row.stretched);
     });
   }
 }

@@ -22,6 +22,8 @@
 #          16 CPU cores
 #   large  bench_navier_stokes on grids that fill a GPU (2D 1024^2-4096^2, 3D 128^3, 256^3):
 #          the momentum kernel's bandwidth against the triad
+#   glarge bench_gradient (one projection a step, 20 steps) at 64 and 128 cells per diameter,
+#          369k and 1.48M cells: the gradient's time per cell away from launch-bound sizes
 #   gather the gather forms of the transposes against their scatter forms with atomics
 #          (adjoint_pieces), and the count of host transfers in the steps (device_residency)
 #   bitwise  checkpointed = store-all and resumed = uninterrupted gradients (checkpointing, a
@@ -34,7 +36,7 @@
 # tables) and one log per stage. Runs from the repository root (tests read cases/ and docs/).
 # Exit status 0 when every stage that ran passed.
 set -uo pipefail
-[ $# -ge 2 ] || { sed -n 2,33p "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,37p "$0"; exit 2; }
 bundle=$(realpath "$1")
 out=$(realpath -m "$2")
 budget=${3:-540}
@@ -158,6 +160,7 @@ for stage in $stages; do
   mpi) run_ctest mpi -L mpi -LE "slow" -j 12 ;;
   rest) run_ctest rest -LE "unit|mpi|slow|slurm|catalyst|python|install" -j 12 ;;
   large) run_bench bench_navier_stokes_large 150 "$build/bin/bench_navier_stokes" 5 large ;;
+  glarge) run_bench bench_gradient_large 240 "$build/bin/bench_gradient" 20 1 imex_last 8192 64,128 ;;
   gather)
     run_bench gtest_gather_scatter 60 "$build/bin/test_adjoint_pieces" \
       --gtest_filter='*GatherEqualsScatter*'
