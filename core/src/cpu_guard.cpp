@@ -12,7 +12,7 @@
 ///   the module's own static initialisers; such modules keep their symbols to themselves
 ///   (--exclude-libs), so that the libraries they load cannot call into them earlier.
 
-#include "undertow/core/threads.hpp"
+#include "cpu_guard.hpp"
 
 #include <cstring>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 /// AVX2 can run. Executables only (the linker refuses .preinit_array in a shared object); kept
 /// by core/CMakeLists.txt's --undefined=undertow_cpu_guard_preinit.
 
-#include "undertow/core/threads.hpp"
+#include "cpu_guard.hpp"
 
 namespace {
 

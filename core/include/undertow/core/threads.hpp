@@ -25,15 +25,6 @@ namespace undertow {
 /// ranks).
 int choose_threads_per_rank(MPI_Comm comm, int argc, char** argv);
 
-/// What the CPU lacks that this build was compiled for (UNDERTOW_AVX2=ON on a CPU without
-/// AVX2), as a message naming the fix; nullptr if nothing. Not collective.
-const char* missing_cpu_feature();
-
-/// Says missing_cpu_feature() on stderr and ends the process with status 2 if the CPU lacks
-/// anything. Every executable and module that links undertow_core calls it before anything else
-/// of it runs (core/src/cpu_guard.cpp); not collective.
-void refuse_a_cpu_without_the_build_features();
-
 /// Kokkos for the lifetime of the object, started after MPI with this rank's threads chosen by
 /// choose_threads_per_rank(): how every undertow program starts Kokkos (Kokkos reads its own
 /// options from `argc`/`argv`). Collective over `comm`.
