@@ -15,7 +15,7 @@
 // coarsest cells: pressure.coarsest_cells, the multigrid's largest coarsest grid (default 8192).
 // grids: the rows, cells per diameter separated by commas, an 's' after one for the stretched
 // grid (default "8,16,16s"). "64,128" measures a GPU away from its launch-bound sizes: 369k and
-// 1.48M cells, with store-all tapes of about 0.9 and 3.6 GiB per 100 steps.
+// 1.48M cells, with store-all tapes of about 1 and 4 GiB per 100 steps.
 //
 // The flow is first developed for a short while (not timed) so that both sweeps see a flow with
 // a wake, not the start-up from rest.
@@ -49,7 +49,7 @@ struct GridRow {
   bool stretched = false;
 };
 
-/// The rows named by `list` ("8,16,16s"); empty if any entry is not a positive whole number
+/// The rows named by `list` ("8,16,16s"); empty if any entry is not a whole number of at least 2
 /// with an optional 's'.
 std::vector<GridRow> parse_grids(const std::string& list) {
   std::vector<GridRow> rows;
