@@ -16,11 +16,11 @@
 // "coarsest" is the uniform channel at D/8 to D/40 with the coarsest grid limited to 8192, 1024
 // and 64 cells (pressure.coarsest_cells), rows "c<=N". Stretched grids
 // ("stretch": the DFG channel with cells of D/20 to D/80 around the cylinder, growing by 5% away
-// from it; "duct": the 3D duct of cases/cylinder/duct3d_re20_stretched.ini at D/10 to D/20,
-// growing by 10%) are solved by both CGs with the multigrid's line smoother (pressure.smoother =
-// auto there), as a run on a GPU solves them.
-// With `mg`, BoomerAMG is left out (its columns show -): for many oversubscribed ranks, where
-// the multigrid's iterations and levels are what is measured.
+// from it; "duct": the 3D duct with the box of cases/cylinder/duct3d_re20_stretched.ini's first
+// version, [0.4, 0.8] x [0.13, 0.27] x [0.1, 0.31], at D/10 to D/20, growing by 10%) are solved by
+// both CGs with the multigrid's line smoother (pressure.smoother = auto there), as a run on a GPU
+// solves them. With `mg`, BoomerAMG is left out (its columns show -): for many oversubscribed
+// ranks, where the multigrid's iterations and levels are what is measured.
 
 #include "bench_support.hpp"
 #include "undertow/core/error.hpp"

@@ -542,7 +542,7 @@ TEST(LineRelaxation, IterationsStayFlatOnStretchedGrids) {
   // The DFG channel clustered around the cylinder as cases/cylinder/re20_stretched.ini (cells of
   // D/20 to D/80 in the box, 5% growth outside: cells up to 17 times longer than wide): CG with
   // the V-cycle of line relaxation converges in as many iterations on every grid (8; point
-  // smoothing took 56 to 71, docs/performance.md). The 3D duct of
+  // smoothing took 56 to 71, docs/performance.md). The 3D duct with the first box of
   // cases/cylinder/duct3d_re20_stretched.ini at D/10 and D/14: not flat (8 and 20; point
   // smoothing 116 at D/20), a bound against regressions only.
   const auto& comm = world();
