@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Shedding figures of a cylinder run from its diagnostics.csv: C_D max, C_L max and the Strouhal
 number St = f D / U over the last `--periods` lift periods, with the Schafer & Turek (1996)
-benchmark 2D-2 values beside them. Exits 1 if the lift has not settled into a periodic signal.
+benchmark 2D-2 values beside them, and what C_L max is made of: the centre of the lift's swing
+((max + min) / 2) and half the swing over the same periods (C_L max = centre + half swing).
+Exits 1 if the lift has not settled into a periodic signal.
 
 Usage: python3 cases/cylinder/shedding.py OUTPUT_DIR/diagnostics.csv [--periods 5]
        [--length 0.1] [--velocity 1.0] [--body 1]
@@ -47,6 +49,9 @@ def main():
     for key, value in found.items():
         ref = REFERENCE[key]
         print(f"  {key:8s} {value:8.4f}   benchmark {ref:6.4f}   difference {100 * (value / ref - 1):+6.1f}%")
+    cl_min = min(cl[i] for i in inside)
+    print(f"  C_L min  {cl_min:8.4f}   swing centre {(found['C_L max'] + cl_min) / 2:+.4f}, "
+          f"half swing {(found['C_L max'] - cl_min) / 2:.4f}")
     if spread > 0.02:
         print("the lift is not yet periodic (periods differ by more than 2%); run longer")
         return 1
