@@ -132,15 +132,21 @@ SCHEMES = {
 }
 
 
+def undertow_command(n, out, settings):
+    """The command that runs undertow on the n x n cavity into `out`, without progress lines,
+    with each of `settings` ("section.key=value") as a --set."""
+    args = [UNDERTOW, "run", CASE, "--set", f"domain.cells={n} {n}"]
+    for setting in list(settings) + ["output.progress_every=0"]:
+        args += ["--set", setting]
+    return args + ["--output", out]
+
+
 def run_undertow(n, dt, steps, rtol, out, settings=()):
     """undertow on the n x n cavity at the fixed dt for `steps` steps, its pressure (and, with
     the viscous terms implicit, its viscous) solves to the relative tolerance rtol."""
-    args = [UNDERTOW, "run", CASE, "--set", f"domain.cells={n} {n}", "--set", f"time.dt={dt!r}",
-            "--set", f"time.t_end={dt * steps!r}", "--set", "time.steady_tolerance=0",
-            "--set", f"pressure.rtol={rtol!r}", "--set", f"viscous.rtol={rtol!r}",
-            "--set", "output.progress_every=0", "--output", out]
-    for setting in settings:
-        args += ["--set", setting]
+    args = undertow_command(n, out, [f"time.dt={dt!r}", f"time.t_end={dt * steps!r}",
+                                     "time.steady_tolerance=0", f"pressure.rtol={rtol!r}",
+                                     f"viscous.rtol={rtol!r}", *settings])
     start = time.perf_counter()
     log = run(args)
     seconds = time.perf_counter() - start
@@ -154,12 +160,11 @@ def run_undertow_imex(n, t_end, steady_tolerance, tolerance, out):
     every substep or only the last (time.imex_projection); returns the wall time and report.json's
     figures."""
     rtol, atol, projection = tolerance
-    args = [UNDERTOW, "run", CASE, "--set", f"domain.cells={n} {n}", "--set", "time.scheme=imex",
-            "--set", "time.cfl=1", "--set", f"time.t_end={t_end!r}",
-            "--set", f"time.steady_tolerance={steady_tolerance!r}", "--set", f"pressure.rtol={rtol!r}",
-            "--set", f"pressure.atol={atol!r}", "--set", f"viscous.rtol={rtol!r}",
-            "--set", f"time.imex_projection={projection}_substep",
-            "--set", "output.progress_every=0", "--output", out]
+    args = undertow_command(n, out, ["time.scheme=imex", "time.cfl=1", f"time.t_end={t_end!r}",
+                                     f"time.steady_tolerance={steady_tolerance!r}",
+                                     f"pressure.rtol={rtol!r}", f"pressure.atol={atol!r}",
+                                     f"viscous.rtol={rtol!r}",
+                                     f"time.imex_projection={projection}_substep"])
     start = time.perf_counter()
     run(args)
     seconds = time.perf_counter() - start
