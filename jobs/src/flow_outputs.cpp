@@ -284,8 +284,9 @@ const FlowOutputs::Sample& FlowOutputs::sample(const Simulation& sim) {
     const auto c = m_forces.coefficients(ns, k);
     for (int a = 0; a < ns.domain().dim(); ++a)
       x.row.push_back(c[a]);
+    // Five significant digits: a lift of 0.009 shows as 0.0090772, not 0.0091.
     x.forces_text +=
-        format("  CD%.0f %.4f", double(k + 1), c[0]) + format(" CL%.0f %.4f", double(k + 1), c[1]);
+        format("  CD%.0f %.5g", double(k + 1), c[0]) + format(" CL%.0f %.5g", double(k + 1), c[1]);
   }
   if (m_forces.has_probes)
     x.row.push_back(m_forces.pressure_drop(ns));
