@@ -1,5 +1,7 @@
 #include "undertow/optimisation/control_design.hpp"
 
+#include "scalar_parameter_design.hpp"
+
 #include "undertow/core/error.hpp"
 
 #include <cmath>
@@ -14,15 +16,12 @@ using adjoint::ScalarParameter;
 
 constexpr int kEffortSamples = 1000;
 
-class ControlDesign : public ShapeDesign {
+class ControlDesign : public ScalarParameterDesign {
  public:
   ControlDesign(const Control& m, int obstacle, std::vector<ScalarParameter> parameters,
                 double effort_weight, double horizon)
-      : m_m(m), m_obstacle(obstacle), m_parameters(std::move(parameters)), m_weight(effort_weight),
-        m_horizon(horizon) {
-    for (const auto& p : m_parameters)
-      m_names.push_back(p.name);
-  }
+      : ScalarParameterDesign(std::move(parameters)), m_m(m), m_obstacle(obstacle),
+        m_weight(effort_weight), m_horizon(horizon) {}
 
   std::string describe() const override {
     std::string s = "controls:";
@@ -31,24 +30,6 @@ class ControlDesign : public ShapeDesign {
     if (m_weight > 0)
       s += format("; actuation effort weighted by %g", m_weight);
     return s;
-  }
-  const std::vector<std::string>& names() const override { return m_names; }
-  std::vector<double> values(const Control& m) const override {
-    Control copy = m;
-    std::vector<double> x;
-    for (const auto& p : m_parameters)
-      x.push_back(value_of(copy, p));
-    return x;
-  }
-  void apply(const std::vector<double>& x, Control& m) const override {
-    for (std::size_t i = 0; i < m_parameters.size(); ++i)
-      value_of(m, m_parameters[i]) = x[i];
-  }
-  std::vector<double> chain(const Gradient& g, const std::vector<double>&) const override {
-    std::vector<double> out;
-    for (const auto& p : m_parameters)
-      out.push_back(derivative_of(g, p));
-    return out;
   }
 
   double regulariser(const std::vector<double>& x, std::vector<double>* gradient) const override {
@@ -132,8 +113,6 @@ class ControlDesign : public ShapeDesign {
 
   const Control& m_m;
   int m_obstacle;
-  std::vector<ScalarParameter> m_parameters;
-  std::vector<std::string> m_names;
   double m_weight, m_horizon;
 };
 

@@ -2,6 +2,8 @@
 
 #include "undertow/optimisation/shape_design.hpp"
 
+#include "scalar_parameter_design.hpp"
+
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
 
@@ -49,41 +51,20 @@ std::vector<ScalarParameter> select_parameters(const Control& m, int dim, int ob
   return out;
 }
 
-/// What the parameterisations by named shape parameters share: x_i is the parameter
-/// `parameters[i]` of m, and dJ/dx_i its derivative.
-class NamedParameterDesign : public ShapeDesign {
+/// What the parameterisations by named shape parameters share: the variables are parameters of
+/// one obstacle's shape (scalar_parameter_design.hpp), and its thickness follows from them.
+class NamedParameterDesign : public ScalarParameterDesign {
  public:
   NamedParameterDesign(std::string label, const Control& m, int obstacle,
                        std::vector<ScalarParameter> parameters)
-      : m_label(std::move(label)), m_obstacle(obstacle),
-        m_shape(m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)]),
-        m_parameters(std::move(parameters)) {
-    for (const ScalarParameter& p : m_parameters)
-      m_names.push_back(p.name);
+      : ScalarParameterDesign(std::move(parameters)), m_label(std::move(label)),
+        m_obstacle(obstacle), m_shape(m.flow.obstacles.shapes[static_cast<std::size_t>(obstacle)]) {
   }
   std::string describe() const override {
     std::string s = m_label + " of obstacle " + std::to_string(m_obstacle + 1) + ":";
     for (const auto& n : m_names)
       s += " " + n.substr(n.find('.') + 1);
     return s;
-  }
-  const std::vector<std::string>& names() const override { return m_names; }
-  std::vector<double> values(const Control& m) const override {
-    Control copy = m;
-    std::vector<double> x;
-    for (const ScalarParameter& p : m_parameters)
-      x.push_back(value_of(copy, p));
-    return x;
-  }
-  void apply(const std::vector<double>& x, Control& m) const override {
-    for (std::size_t i = 0; i < m_parameters.size(); ++i)
-      value_of(m, m_parameters[i]) = x[i];
-  }
-  std::vector<double> chain(const Gradient& g, const std::vector<double>&) const override {
-    std::vector<double> out;
-    for (const ScalarParameter& p : m_parameters)
-      out.push_back(derivative_of(g, p));
-    return out;
   }
 
   std::vector<double> thickness(const std::vector<double>& x,
@@ -130,8 +111,6 @@ class NamedParameterDesign : public ShapeDesign {
   std::string m_label;
   int m_obstacle;
   Shape m_shape; ///< the shape as the case gives it; the variables overwrite their entries
-  std::vector<ScalarParameter> m_parameters;
-  std::vector<std::string> m_names;
 };
 
 /// What star and spline bodies share: a radius r(theta) about the shape's centre, which gives the

@@ -826,17 +826,10 @@ KOKKOS_INLINE_FUNCTION double neighbour_sum(const CellLaplacian& op, const Field
 template <int Dim, bool Uniform>
 void smooth_kernel(const CellLaplacian& op, const FieldView& x, const FieldView& b,
                    const FieldView& inv_diag, const IndexSpace& own, int colour) {
-  IndexSpace half = own;
-  half.begin[0] = 0;
-  half.end[0] = (own.end[0] - own.begin[0] + 1) / 2;
-  const long first = own.begin[0], end = own.end[0];
-  for_each(
-      "mg::smooth_red_black", half, KOKKOS_LAMBDA(long ii, long j, long k) {
-        const long parity = (first + op.offset[0] + j + op.offset[1] + k + op.offset[2]) & 1;
-        const long i = first + 2 * ii + (parity ^ colour);
-        if (i < end)
-          x(i, j, k) =
-              (b(i, j, k) + neighbour_sum<Dim, Uniform>(op, x, i, j, k)) * inv_diag(i, j, k);
+  for_each_colour(
+      "mg::smooth_red_black", own, op.offset[0] + op.offset[1] + op.offset[2], colour,
+      KOKKOS_LAMBDA(long i, long j, long k) {
+        x(i, j, k) = (b(i, j, k) + neighbour_sum<Dim, Uniform>(op, x, i, j, k)) * inv_diag(i, j, k);
       });
 }
 
@@ -846,7 +839,7 @@ void residual_kernel(const CellLaplacian& op, const FieldView& x, const FieldVie
                      const FieldView& inv_diag, const FieldView& r, const IndexSpace& own,
                      const std::array<long, 3>& shift) {
   const long si = shift[0], sj = shift[1], sk = shift[2];
-  for_each(
+  for_each_rows(
       "mg::residual", own, KOKKOS_LAMBDA(long i, long j, long k) {
         r(i + si, j + sj, k + sk) = b(i, j, k) - (x(i, j, k) / inv_diag(i, j, k) -
                                                   neighbour_sum<Dim, Uniform>(op, x, i, j, k));
@@ -975,7 +968,7 @@ KOKKOS_INLINE_FUNCTION void transfer_taps(const Transfer& t, int a, long x, long
 template <int Dim, int Taps, bool Halved>
 void transfer_kernel(const char* label, const Transfer& t, const FieldView& in,
                      const FieldView& out, const IndexSpace& owned) {
-  for_each(
+  for_each_rows(
       label, owned, KOKKOS_LAMBDA(long i, long j, long k) {
         long ia[Taps], ja[Taps], ka[Taps];
         double wi[Taps], wj[Taps], wk[Taps];

@@ -29,7 +29,8 @@ struct ImexRhs {
 template <int C, int Dim, class S>
 void imex_rhs_kernel(const ImexRhs& m, const S& sp, const IndexSpace& space) {
   const bool previous = m.zeta != 0.0, kept = m.tendency.data() != nullptr;
-  for_each(
+  // for_each_rows: out is read nowhere, the tendency only at its own point.
+  for_each_rows(
       "ns::imex_rhs", space, KOKKOS_LAMBDA(long i, long j, long k) {
         const double n = advective_tendency(m.w, C, Dim, sp, i, j, k);
         double r = m.gamma * n + m.alpha_nu * laplacian(m.w, C, Dim, sp, i, j, k) + m.force;
@@ -81,7 +82,8 @@ struct Helmholtz {
 
 template <int C, int Dim, class S>
 void helmholtz_kernel(const Helmholtz& h, const S& sp, const IndexSpace& space) {
-  for_each(
+  // for_each_rows: y is not x (apply_helmholtz).
+  for_each_rows(
       "ns::helmholtz", space, KOKKOS_LAMBDA(long i, long j, long k) {
         const double diagonal = 1.0 + (h.chi.data() ? h.penalty * h.chi(i, j, k) : 0.0);
         h.y(i, j, k) = diagonal * h.x.u[C](i, j, k) - h.a * laplacian(h.x, C, Dim, sp, i, j, k);
@@ -189,6 +191,9 @@ void NavierStokes::imex_right_hand_side(int k, const std::array<Field, 3>& w,
           "imex_right_hand_side: substep needs the previous substep's velocity");
   const int dim = m_domain.dim();
   for (int c = 0; c < dim; ++c) {
+    require(rhs[c].view().data() != w[c].view().data() &&
+                (!w_previous || rhs[c].view().data() != (*w_previous)[c].view().data()),
+            "imex_right_hand_side: rhs must not be w or w_previous");
     if (reuse_tendency && m_previous_tendency[c].view().data() == nullptr)
       m_previous_tendency[c] = Field(m_domain, kFaces[c], 1, "ns::imex_previous_tendency");
     const ImexRhs m{velocity_views(w),
@@ -219,6 +224,8 @@ void NavierStokes::apply_helmholtz(int k, double dt, const std::array<Field, 3>&
   const ImexSubstep& s = kRk3CrankNicolson[k];
   const int dim = m_domain.dim();
   const double penalty = m_penalised_flow ? 2.0 * s.alpha * dt / m_params.obstacles.eta : 0.0;
+  for (int c = 0; c < dim; ++c)
+    require(y[c].view().data() != x[c].view().data(), "apply_helmholtz: y must not be x");
   for (int c = 0; c < dim; ++c) {
     const FieldView chi = m_penalised_flow ? m_total_mask[c].view() : FieldView();
     const Helmholtz h{velocity_views(x),          y[c].view(), chi, penalty,

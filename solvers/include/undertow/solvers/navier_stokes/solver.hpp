@@ -238,7 +238,7 @@ class NavierStokes {
   /// f] - 2 alpha dt G p on the free faces (on convective outflow faces the explicit outflow
   /// rule instead of the bracket). `w` and `w_previous` must be prepared; w_previous may be null
   /// where zeta = 0; p is the pressure at the substep's start (its ghosts are filled here).
-  /// Collective.
+  /// rhs must be other fields than w and w_previous (Error otherwise). Collective.
   void imex_right_hand_side(int k, const std::array<Field, 3>& w,
                             const std::array<Field, 3>* w_previous, Field& p, double dt,
                             std::array<Field, 3>& rhs);
@@ -250,7 +250,8 @@ class NavierStokes {
   /// Collective.
   int viscous_solve(int k, double dt, const std::array<Field, 3>& rhs,
                     const std::array<Field, 3>& guess, std::array<Field, 3>& out);
-  /// y := H x on the free faces (substep k) for a prepared x. Not collective.
+  /// y := H x on the free faces (substep k) for a prepared x; y must be other fields than x
+  /// (Error otherwise). Not collective.
   void apply_helmholtz(int k, double dt, const std::array<Field, 3>& x, std::array<Field, 3>& y);
   /// The Jacobi preconditioner of H (substep k): 1 / its interior diagonal, on the free faces.
   /// Not collective.
