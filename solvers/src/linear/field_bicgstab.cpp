@@ -55,7 +55,7 @@ void update_direction(const Spaces& spaces, int count, bool first, double beta, 
   for (int c = 0; c < count; ++c) {
     const FieldView pv = p[c].view(), rv = r[c].view(), vv = v[c].view(), dv = d[c].view(),
                     hv = phat[c].view();
-    for_each(
+    for_each_rows(
         "bicgstab::direction", spaces[c], KOKKOS_LAMBDA(long i, long j, long k) {
           const double value =
               first ? rv(i, j, k) : rv(i, j, k) + beta * (pv(i, j, k) - omega * vv(i, j, k));
@@ -88,7 +88,7 @@ void add_scaled(const Spaces& spaces, int count, double alpha, const FieldTriple
                 FieldTriple& x) {
   for (int c = 0; c < count; ++c) {
     const FieldView xv = x[c].view(), hv = phat[c].view();
-    for_each(
+    for_each_rows(
         "bicgstab::solution_half", spaces[c],
         KOKKOS_LAMBDA(long i, long j, long k) { xv(i, j, k) += alpha * hv(i, j, k); });
   }

@@ -11,7 +11,7 @@ namespace {
 /// out := a x + b y over the owned cells.
 void combine(double a, const Field& x, double b, const Field& y, Field& out) {
   const FieldView xv = x.view(), yv = y.view(), ov = out.view();
-  for_each(
+  for_each_rows(
       "cg::combine", out.owned(),
       KOKKOS_LAMBDA(long i, long j, long k) { ov(i, j, k) = a * xv(i, j, k) + b * yv(i, j, k); });
 }
@@ -36,7 +36,7 @@ void FieldCG::remove_mean(Field& f) const {
           "cg::mean", f.owned(),
           KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); })) /
       m_cells;
-  for_each(
+  for_each_rows(
       "cg::remove_mean", f.owned(), KOKKOS_LAMBDA(long i, long j, long k) { v(i, j, k) -= mean; });
 }
 

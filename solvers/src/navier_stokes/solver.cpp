@@ -399,7 +399,7 @@ void NavierStokes::euler_combination(double a, const std::array<Field, 3>& u0, d
       m_forces[k][c] +=
           force_weight * weight / m_params.obstacles.eta *
           m_domain.comm().sum(masked_sum(m_free[c], m_masks[k][c], up, dim, m_target[c].view()));
-    for_each(
+    for_each_rows( // each point reads only itself, even where out is u0
         "ns::stage_combination", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
           ov(i, j, k) = a * u0v(i, j, k) + b * up(i, j, k);
         });
@@ -414,7 +414,7 @@ void NavierStokes::project(std::array<Field, 3>& u, double scale) {
     auto scope = m_timers.scope("projection");
     const Velocity v = velocity_views(u);
     const FieldView div = m_div.view();
-    for_each(
+    for_each_rows(
         "ns::divergence", m_div.owned(),
         KOKKOS_LAMBDA(long i, long j, long k) { div(i, j, k) = divergence(v, dim, sp, i, j, k); });
   }
@@ -437,7 +437,7 @@ void NavierStokes::project(std::array<Field, 3>& u, double scale) {
   const FieldView psi = m_psi.view();
   for (int c = 0; c < dim; ++c) {
     const FieldView uv = u[c].view();
-    for_each(
+    for_each_rows( // u is written at its own point only; psi is read
         "ns::pressure_correction", m_free[c], KOKKOS_LAMBDA(long i, long j, long k) {
           uv(i, j, k) -= face_gradient(psi, c, sp, i, j, k);
         });

@@ -61,11 +61,20 @@ void for_each(const std::string& label, const IndexSpace& space, const Functor& 
   Kokkos::parallel_for(label, policy(space), f);
 }
 
-/// for_each for stencil kernels whose written array aliases none of the arrays they read: on a
-/// host backend, the (j, k) rows in parallel and each row's i loop marked free of loop-carried
-/// dependences, so that GCC vectorises it without run-time alias checks and a scalar fallback;
-/// on a device, for_each. The same values as for_each, bitwise (each point is computed
-/// alone). The caller guarantees that no point's write is read by another point.
+/// MDRange policy over the (j, k) rows of an index space (its axes 1 and 2).
+using RowPolicy =
+    Kokkos::MDRangePolicy<ExecutionSpace,
+                          Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
+inline RowPolicy row_policy(const IndexSpace& space) {
+  return RowPolicy({space.begin[1], space.begin[2]}, {space.end[1], space.end[2]});
+}
+
+/// for_each for kernels in which no point reads what another point writes (a stencil's output
+/// is not its input; a point may read its own value before writing it): on a host backend, the
+/// (j, k) rows in parallel and each row's i loop marked free of loop-carried dependences, so
+/// that GCC vectorises it without run-time alias checks and a scalar fallback; on a device,
+/// for_each. The same values as for_each, bitwise (each point is computed alone). The caller
+/// guarantees the condition.
 template <class Functor>
 void for_each_rows(const std::string& label, const IndexSpace& space, const Functor& f) {
   if (space.empty())
@@ -74,18 +83,13 @@ void for_each_rows(const std::string& label, const IndexSpace& space, const Func
   // with UVM memory is host-accessible memory but a device execution space.
   if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
     const long i0 = space.begin[0], i1 = space.end[0];
-    Kokkos::parallel_for(
-        label,
-        Kokkos::MDRangePolicy<ExecutionSpace,
-                              Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>(
-            {space.begin[1], space.begin[2]}, {space.end[1], space.end[2]}),
-        [=](long j, long k) {
+    Kokkos::parallel_for(label, row_policy(space), [=](long j, long k) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
-          for (long i = i0; i < i1; ++i)
-            f(i, j, k);
-        });
+      for (long i = i0; i < i1; ++i)
+        f(i, j, k);
+    });
   } else {
     for_each(label, space, f);
   }
@@ -120,19 +124,14 @@ void for_each_colour(const std::string& label, const IndexSpace& space, long ori
     return;
   const long i0 = space.begin[0], i1 = space.end[0];
   if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
-    Kokkos::parallel_for(
-        label,
-        Kokkos::MDRangePolicy<ExecutionSpace,
-                              Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>(
-            {space.begin[1], space.begin[2]}, {space.end[1], space.end[2]}),
-        [=](long j, long k) {
-          const long first = i0 + (((i0 + j + k + origin) & 1) ^ colour);
+    Kokkos::parallel_for(label, row_policy(space), [=](long j, long k) {
+      const long first = i0 + (((i0 + j + k + origin) & 1) ^ colour);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
-          for (long i = first; i < i1; i += 2)
-            f(i, j, k);
-        });
+      for (long i = first; i < i1; i += 2)
+        f(i, j, k);
+    });
   } else {
     IndexSpace half = space;
     half.begin[0] = 0;
