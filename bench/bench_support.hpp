@@ -5,6 +5,7 @@
 #include "undertow/core/communicator.hpp"
 #include "undertow/core/error.hpp"
 #include "undertow/core/field.hpp"
+#include "undertow/core/mpi_start.hpp"
 #include "undertow/core/threads.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 #include "undertow/solvers/navier_stokes/solver.hpp"
@@ -155,7 +156,7 @@ class Session {
 
  private:
   struct Mpi {
-    Mpi(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+    Mpi(int& argc, char**& argv) { mpi_init(argc, argv); }
     ~Mpi() { MPI_Finalize(); }
   } m_mpi;
   KokkosSession m_kokkos;

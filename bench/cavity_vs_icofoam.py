@@ -22,7 +22,7 @@ Three parts, all on one MPI rank:
    are compared with Ghia. Prints the wall times and their ratios.
 
 Usage: python3 bench/cavity_vs_icofoam.py [--cells 256] [--steps 100] [--accuracy-cells 64]
-           [--solution-cells 256] [--steady-cells 128]
+           [--solution-cells 256] [--steady-cells 128] [--undertow build/bin/undertow]
 Needs: build/bin/undertow, and Debian's openfoam + openfoam-examples (v1912).
 """
 import argparse
@@ -290,6 +290,9 @@ def main():
     parser.add_argument("--cells", type=int, default=256)
     parser.add_argument("--steps", type=int, default=100, help="0 skips the throughput part")
     parser.add_argument("--rtol", type=float, default=1e-6)
+    parser.add_argument("--undertow", default=None,
+                        help="the undertow executable to run (default build/bin/undertow): "
+                             "another build's, for a comparison of two in one run")
     parser.add_argument("--throughput-schemes", default="explicit,imex_last",
                         help="undertow's time schemes in the throughput part, one run each: "
                              "explicit (SSP-RK3) and imex_last (RK3-CN projecting its last "
@@ -308,6 +311,11 @@ def main():
                              "viscous solves), rtol:atol (atol: pressure.atol) or rtol:atol:last "
                              "(the last substep projected only)")
     args = parser.parse_args()
+    global UNDERTOW
+    if args.undertow:
+        UNDERTOW = os.path.abspath(args.undertow)
+    if not os.access(UNDERTOW, os.X_OK):
+        sys.exit(f"--undertow: {UNDERTOW} is not an executable (build it: cmake --build build)")
     if not shutil.which("icoFoam"):
         sys.exit("icoFoam not found: apt-get install openfoam openfoam-examples")
 

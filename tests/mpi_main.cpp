@@ -2,6 +2,7 @@
 /// PETSc, then GoogleTest. Only rank 0
 /// prints test progress; a failure on any rank fails the test on every rank (and the exit code).
 
+#include "undertow/core/mpi_start.hpp"
 #include "undertow/core/threads.hpp"
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
@@ -31,7 +32,7 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 } // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  undertow::mpi_init(argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int failed = 0;

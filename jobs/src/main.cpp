@@ -10,6 +10,7 @@
 
 #include "undertow/core/error.hpp"
 #include "undertow/core/log.hpp"
+#include "undertow/core/mpi_start.hpp"
 #include "undertow/core/threads.hpp"
 #include "undertow/solvers/linear/petsc_session.hpp"
 
@@ -46,7 +47,7 @@ void usage(std::FILE* out) {
 
 int main(int argc, char** argv) {
   undertow::jobs::remember_start_environment();
-  MPI_Init(&argc, &argv);
+  undertow::mpi_init(argc, argv);
   int code = undertow::jobs::kSuccess;
   {
     const undertow::KokkosSession kokkos(MPI_COMM_WORLD, argc, argv);

@@ -6,6 +6,7 @@
 #include "undertow/core/reductions.hpp"
 
 #include <gtest/gtest.h>
+#include <type_traits>
 
 namespace {
 
@@ -38,6 +39,67 @@ TEST(Reductions, SumMaxDotAreExact) {
       EXPECT_EQ(global_max(comm, f), n - 1);
       EXPECT_EQ(global_max_abs(comm, f), n - 1);
       EXPECT_EQ(global_dot(comm, f, f), (n - 1) * n * (2 * n - 1) / 6);
+    }
+  }
+}
+
+/// Values whose sum depends on the order of the additions (their magnitudes span 16 decades).
+void set_to_order_sensitive_values(Field& f) {
+  const FieldView v = f.view();
+  for_each(
+      "test::order_sensitive", f.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
+        const long n = i + 7 * j + 31 * k;
+        v(i, j, k) = (n % 3 == 0 ? 1.0e16 : 1.0) * (n % 2 ? 1.0 : -0.7) + 1.0e-3 * double(n % 11);
+      });
+}
+
+// local_sum, local_sums and local_max run row by row on host backends, with the partial sums in
+// registers; on the Serial backend they must add the points in the order of the three-index
+// MDRange reduction they replaced, so that every result stays bitwise what it was. Spaces with
+// odd j and k extents leave the 2 x 2 row tiles partial at their ends.
+TEST(Reductions, RowReductionsAddInTheOrderOfTheThreeIndexReduction) {
+  const auto& comm = world();
+  for (int dim = 2; dim <= 3; ++dim) {
+    const Domain d(comm, make_spec(dim, {9, 7, 5}, {false, false, false}));
+    Field f(d, Location::FaceX, 2, "f");
+    set_to_order_sensitive_values(f);
+    const FieldView v = f.view();
+    for (const IndexSpace& space : {f.owned(), f.ghosted()}) {
+      double three_index = 0, three_index_squares = 0, three_index_max = 0;
+      Kokkos::parallel_reduce(
+          "test::mdrange_sum", policy(space),
+          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); }, three_index);
+      Kokkos::parallel_reduce(
+          "test::mdrange_squares", policy(space),
+          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k) * v(i, j, k); },
+          three_index_squares);
+      Kokkos::parallel_reduce(
+          "test::mdrange_max", policy(space),
+          KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+            acc = v(i, j, k) > acc ? v(i, j, k) : acc;
+          },
+          Kokkos::Max<double>(three_index_max));
+      const double rows = local_sum(
+          "test::row_sum", space,
+          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); });
+      const SumPair pair = local_sums(
+          "test::row_sums", space, KOKKOS_LAMBDA(long i, long j, long k, SumPair& acc) {
+            acc.first += v(i, j, k);
+            acc.second += v(i, j, k) * v(i, j, k);
+          });
+      const double row_max = local_max(
+          "test::row_max", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+            acc = v(i, j, k) > acc ? v(i, j, k) : acc;
+          });
+      EXPECT_EQ(row_max, three_index_max);
+      if (std::is_same<ExecutionSpace, Kokkos::Serial>::value) {
+        EXPECT_EQ(rows, three_index) << "dim " << dim;
+        EXPECT_EQ(pair.first, three_index);
+        EXPECT_EQ(pair.second, three_index_squares);
+      } else { // threads add their partial sums: the same to round-off of the largest terms
+        EXPECT_NEAR(rows, three_index, 1e-14 * 1e16 * double(space.size()));
+        EXPECT_NEAR(pair.second, three_index_squares, 1e-14 * three_index_squares);
+      }
     }
   }
 }

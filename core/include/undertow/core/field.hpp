@@ -140,12 +140,50 @@ void for_each_colour(const std::string& label, const IndexSpace& space, long ori
   }
 }
 
-/// Sums `f(i, j, k, double& acc)` over `space` on this rank (not collective).
+/// The (j, k) rows of an index space tiled as `policy` tiles its (j, k) plane on a host
+/// backend (2 x 2 rows a tile, the tiles and their rows in the same order): row by row, the
+/// three-index policy's order of points.
+inline RowPolicy reduction_row_policy(const IndexSpace& space) {
+  return RowPolicy({space.begin[1], space.begin[2]}, {space.end[1], space.end[2]}, {2, 2});
+}
+
+/// The host form of a local reduction: `f(i, j, k, acc)` along one (j, k) row, added into a
+/// local copy of the accumulator. Through the reference itself GCC keeps the accumulator in
+/// memory whenever the kernel also stores (a store might alias it), and each point then waits
+/// for a store and a load as well as its addition; the copy lives in a register. The points are
+/// added one after the other, in the order of the three-index reduction: the same sums, bitwise.
+template <class Functor, class Value>
+struct RowReduction {
+  Functor f;
+  long i0, i1;
+  void operator()(long j, long k, Value& acc) const {
+    Value local = acc;
+    for (long i = i0; i < i1; ++i)
+      f(i, j, k, local);
+    acc = local;
+  }
+};
+
+/// Runs the reduction of `f` over `space` into `reducer` (whose value type is Value): row by
+/// row on a host backend (RowReduction), point by point on a device.
+template <class Value, class Functor, class Reducer>
+void reduce_points(const std::string& label, const IndexSpace& space, const Functor& f,
+                   const Reducer& reducer) {
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible)
+    Kokkos::parallel_reduce(label, reduction_row_policy(space),
+                            RowReduction<Functor, Value>{f, space.begin[0], space.end[0]}, reducer);
+  else
+    Kokkos::parallel_reduce(label, policy(space), f, reducer);
+}
+
+/// Sums `f(i, j, k, double& acc)` over `space` on this rank (not collective). On a host
+/// backend the points are added in the order of a three-index MDRange reduction (the results
+/// are those of one, bitwise, on the Serial backend), with the partial sum in a register.
 template <class Functor>
 double local_sum(const std::string& label, const IndexSpace& space, const Functor& f) {
   double result = 0;
   if (!space.empty())
-    Kokkos::parallel_reduce(label, policy(space), f, result);
+    reduce_points<double>(label, space, f, Kokkos::Sum<double>(result));
   return result;
 }
 
@@ -197,7 +235,7 @@ template <class Functor>
 SumPair local_sums(const std::string& label, const IndexSpace& space, const Functor& f) {
   SumPair result;
   if (!space.empty())
-    Kokkos::parallel_reduce(label, policy(space), f, SumPairReducer(result));
+    reduce_points<SumPair>(label, space, f, SumPairReducer(result));
   return result;
 }
 
@@ -206,7 +244,7 @@ template <class Functor>
 double local_max(const std::string& label, const IndexSpace& space, const Functor& f) {
   double result = -std::numeric_limits<double>::infinity();
   if (!space.empty())
-    Kokkos::parallel_reduce(label, policy(space), f, Kokkos::Max<double>(result));
+    reduce_points<double>(label, space, f, Kokkos::Max<double>(result));
   return result;
 }
 
