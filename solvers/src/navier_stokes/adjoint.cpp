@@ -505,7 +505,7 @@ void NavierStokesAdjoint::project_adjoint(Velocity3& lambda, int stage, const Fi
       const double c3 = known == 3 ? 1.0 : 0.0;
       const FieldView mu = mu_stage.view(), mu2 = m_mu_previous[stage].view(),
                       mu3 = m_mu_older[stage].view();
-      for_each(
+      for_each_rows(
           "adj::mu_guess", mu_stage.owned(), KOKKOS_LAMBDA(long i, long j, long k) {
             const double m1 = mu(i, j, k), m2 = mu2(i, j, k);
             mu(i, j, k) = c1 * m1 + c2 * m2 + c3 * mu3(i, j, k);

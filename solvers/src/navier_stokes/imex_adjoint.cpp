@@ -21,7 +21,7 @@ namespace {
 void mask_to(const Field& x, const IndexSpace& space, Field& masked) {
   fill_value(masked, masked.ghosted(), 0.0);
   const FieldView xv = x.view(), mv = masked.view();
-  for_each(
+  for_each_rows(
       "adj::viscous_mask", space,
       KOKKOS_LAMBDA(long i, long j, long k) { mv(i, j, k) = xv(i, j, k); });
 }
@@ -62,7 +62,7 @@ void laplacian_transpose_kernel(const Field& m, int c, double scale, const S& sp
   const FieldView mv = m.view(), ov = out.view();
   const long n0 = static_cast<long>(mv.extent(0)), n1 = static_cast<long>(mv.extent(1)),
              n2 = static_cast<long>(mv.extent(2));
-  for_each(
+  for_each_rows( // out is not m
       "adj::laplacian_transpose", out.ghosted(), KOKKOS_LAMBDA(long i, long j, long k) {
         const bool inside =
             i > 0 && i < n0 - 1 && j > 0 && j < n1 - 1 && (Dim == 2 || (k > 0 && k < n2 - 1));
@@ -83,7 +83,7 @@ void laplacian_transpose(const Field& m, int c, double scale, const GridSpacing&
 /// y := (1 + penalty chi) x + s on `space` (chi may be empty).
 void diagonal_plus(const IndexSpace& space, const FieldView& x, const FieldView& chi,
                    double penalty, const FieldView& s, const FieldView& y) {
-  for_each(
+  for_each_rows( // y is not x or s
       "adj::helmholtz_transpose", space, KOKKOS_LAMBDA(long i, long j, long k) {
         y(i, j, k) = (1.0 + (chi.data() ? penalty * chi(i, j, k) : 0.0)) * x(i, j, k) + s(i, j, k);
       });
@@ -95,14 +95,14 @@ void chi_term(const IndexSpace& space, double penalty, const FieldView& mu, cons
               const FieldView& dchi, const FieldView& chi, const FieldView& target,
               const FieldView& dtarget) {
   if (target.data()) {
-    for_each(
+    for_each_rows(
         "adj::imex_chi_actuated", space, KOKKOS_LAMBDA(long i, long j, long k) {
           dchi(i, j, k) += penalty * mu(i, j, k) * (target(i, j, k) - ustar(i, j, k));
           dtarget(i, j, k) += penalty * mu(i, j, k) * chi(i, j, k);
         });
     return;
   }
-  for_each(
+  for_each_rows(
       "adj::imex_chi", space, KOKKOS_LAMBDA(long i, long j, long k) {
         dchi(i, j, k) -= penalty * mu(i, j, k) * ustar(i, j, k);
       });
@@ -134,7 +134,7 @@ std::array<double, 2> viscous_sums(const IndexSpace& space, const Velocity& w,
 
 /// lambda += m on `space`.
 void add_on(const IndexSpace& space, const FieldView& m, const FieldView& lambda) {
-  for_each(
+  for_each_rows(
       "adj::imex_identity", space,
       KOKKOS_LAMBDA(long i, long j, long k) { lambda(i, j, k) += m(i, j, k); });
 }
@@ -176,6 +176,8 @@ void NavierStokesAdjoint::apply_helmholtz_transpose(int k, double dt, const Velo
   const int dim = m_domain.dim();
   const GridSpacing& sp = m_ns.spacing();
   const double penalty = m_ns.penalised() ? 2.0 * s.alpha * dt / params.obstacles.eta : 0.0;
+  for (int c = 0; c < dim; ++c)
+    require(y[c].view().data() != x[c].view().data(), "apply_helmholtz_transpose: y must not be x");
   // H = D - a L P0: H^T = D - a P0^T L^T, the rows of L being the free faces that are not
   // convective outflow faces.
   for (int c = 0; c < dim; ++c) {

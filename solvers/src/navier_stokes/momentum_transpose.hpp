@@ -22,7 +22,8 @@ void gather_into(const MomentumTranspose& t, const S& sp, const IndexSpace& spac
   const Velocity v = t.v, lambda_e = t.lambda_e;
   const FieldView out = t.out;
   const double nu = t.nu, dt = t.dt;
-  for_each(
+  // Each point adds into its own out only, and out is none of the fields read.
+  for_each_rows(
       Guarded ? "adj::momentum_gather_shell" : "adj::momentum_gather", space,
       KOKKOS_LAMBDA(long i, long j, long k) {
         out(i, j, k) += momentum_tendency_gather<T, Dim, Guarded>(v, lambda_e, sp, nu, dt, i, j, k);

@@ -22,7 +22,7 @@ void divergence_transpose_kernel(const IndexSpace& cells, const FieldView& w, in
   faces.end[d] += 1;
   const long lo = cells.begin[d], hi = cells.end[d]; // the cell range along d
   const long di = d == 0, dj = d == 1, dk = d == 2;
-  for_each(
+  for_each_rows( // out is not w
       "adj::divergence", faces, KOKKOS_LAMBDA(long i, long j, long k) {
         const long f = d == 0 ? i : d == 1 ? j : k;
         if (f - 1 >= lo)
@@ -46,7 +46,7 @@ void gradient_transpose_kernel(const IndexSpace& faces, const FieldView& m, doub
   cells.begin[c] -= 1;
   const long lo = faces.begin[c], hi = faces.end[c]; // the face range along c
   const long di = c == 0, dj = c == 1, dk = c == 2;
-  for_each(
+  for_each_rows( // out is not m
       "adj::gradient", cells, KOKKOS_LAMBDA(long i, long j, long k) {
         const long q = c == 0 ? i : c == 1 ? j : k;
         if (q >= lo) {

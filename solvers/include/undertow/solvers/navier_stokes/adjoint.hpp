@@ -79,7 +79,7 @@ class NavierStokesAdjoint {
 
   /// y := H^T x on the free faces, H the Helmholtz operator of RK3-CN's substep k
   /// (NavierStokes::apply_helmholtz with homogeneous boundary values). x's values off the free
-  /// faces are ignored. Collective.
+  /// faces are ignored; y must be other fields than x (Error otherwise). Collective.
   void apply_helmholtz_transpose(int k, double dt, const Velocity3& x, Velocity3& y);
   /// Solves H^T mu = b on the free faces (substep k) from mu = 0; returns the iterations, throws
   /// CollectiveError if the solve fails. Collective.
