@@ -53,6 +53,50 @@ void set_to_order_sensitive_values(Field& f) {
       });
 }
 
+/// A sum, a sum of squares and a maximum over a space.
+struct ThreeReductions {
+  double sum = 0, squares = 0, max = 0;
+};
+
+/// The three by Kokkos' three-index MDRange reductions (the form local_sum had before).
+ThreeReductions three_index_reductions(const FieldView& v, const IndexSpace& space) {
+  ThreeReductions r;
+  Kokkos::parallel_reduce(
+      "test::mdrange_sum", policy(space),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); }, r.sum);
+  Kokkos::parallel_reduce(
+      "test::mdrange_squares", policy(space),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k) * v(i, j, k); },
+      r.squares);
+  Kokkos::parallel_reduce(
+      "test::mdrange_max", policy(space),
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        acc = v(i, j, k) > acc ? v(i, j, k) : acc;
+      },
+      Kokkos::Max<double>(r.max));
+  return r;
+}
+
+/// The three by local_sum, local_sums (the sum again, and the squares) and local_max.
+ThreeReductions local_reductions(const FieldView& v, const IndexSpace& space, double& pair_sum) {
+  ThreeReductions r;
+  r.sum = local_sum(
+      "test::row_sum", space,
+      KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); });
+  const SumPair pair = local_sums(
+      "test::row_sums", space, KOKKOS_LAMBDA(long i, long j, long k, SumPair& acc) {
+        acc.first += v(i, j, k);
+        acc.second += v(i, j, k) * v(i, j, k);
+      });
+  pair_sum = pair.first;
+  r.squares = pair.second;
+  r.max = local_max(
+      "test::row_max", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
+        acc = v(i, j, k) > acc ? v(i, j, k) : acc;
+      });
+  return r;
+}
+
 // local_sum, local_sums and local_max run row by row on host backends, with the partial sums in
 // registers; on the Serial backend they must add the points in the order of the three-index
 // MDRange reduction they replaced, so that every result stays bitwise what it was. Spaces with
@@ -63,42 +107,18 @@ TEST(Reductions, RowReductionsAddInTheOrderOfTheThreeIndexReduction) {
     const Domain d(comm, make_spec(dim, {9, 7, 5}, {false, false, false}));
     Field f(d, Location::FaceX, 2, "f");
     set_to_order_sensitive_values(f);
-    const FieldView v = f.view();
     for (const IndexSpace& space : {f.owned(), f.ghosted()}) {
-      double three_index = 0, three_index_squares = 0, three_index_max = 0;
-      Kokkos::parallel_reduce(
-          "test::mdrange_sum", policy(space),
-          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); }, three_index);
-      Kokkos::parallel_reduce(
-          "test::mdrange_squares", policy(space),
-          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k) * v(i, j, k); },
-          three_index_squares);
-      Kokkos::parallel_reduce(
-          "test::mdrange_max", policy(space),
-          KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-            acc = v(i, j, k) > acc ? v(i, j, k) : acc;
-          },
-          Kokkos::Max<double>(three_index_max));
-      const double rows = local_sum(
-          "test::row_sum", space,
-          KOKKOS_LAMBDA(long i, long j, long k, double& acc) { acc += v(i, j, k); });
-      const SumPair pair = local_sums(
-          "test::row_sums", space, KOKKOS_LAMBDA(long i, long j, long k, SumPair& acc) {
-            acc.first += v(i, j, k);
-            acc.second += v(i, j, k) * v(i, j, k);
-          });
-      const double row_max = local_max(
-          "test::row_max", space, KOKKOS_LAMBDA(long i, long j, long k, double& acc) {
-            acc = v(i, j, k) > acc ? v(i, j, k) : acc;
-          });
-      EXPECT_EQ(row_max, three_index_max);
+      const ThreeReductions mdrange = three_index_reductions(f.view(), space);
+      double pair_sum = 0;
+      const ThreeReductions rows = local_reductions(f.view(), space, pair_sum);
+      EXPECT_EQ(rows.max, mdrange.max);
       if (std::is_same<ExecutionSpace, Kokkos::Serial>::value) {
-        EXPECT_EQ(rows, three_index) << "dim " << dim;
-        EXPECT_EQ(pair.first, three_index);
-        EXPECT_EQ(pair.second, three_index_squares);
+        EXPECT_EQ(rows.sum, mdrange.sum) << "dim " << dim;
+        EXPECT_EQ(pair_sum, mdrange.sum) << "dim " << dim;
+        EXPECT_EQ(rows.squares, mdrange.squares) << "dim " << dim;
       } else { // threads add their partial sums: the same to round-off of the largest terms
-        EXPECT_NEAR(rows, three_index, 1e-14 * 1e16 * double(space.size()));
-        EXPECT_NEAR(pair.second, three_index_squares, 1e-14 * three_index_squares);
+        EXPECT_NEAR(rows.sum, mdrange.sum, 1e-14 * 1e16 * double(space.size()));
+        EXPECT_NEAR(rows.squares, mdrange.squares, 1e-14 * mdrange.squares);
       }
     }
   }

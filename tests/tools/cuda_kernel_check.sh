@@ -12,6 +12,10 @@
 # ARCH           Kokkos architecture option (default AMPERE80; Kokkos 3.4 has no HOPPER90, and
 #                sm_80 code runs on an H100 through the PTX it carries)
 #
+# Environment: FILES, a space-separated list of translation units to compile instead of all of
+# them (a quick check of what a change touched); COMPILE_ONLY=1 skips the run on the GPU (step
+# 3), for a machine with nvcc and no GPU.
+#
 # Exit status: 0 if every file compiled and the point-function check passed.
 set -u
 kokkos_src=$(realpath "$1")
@@ -25,8 +29,12 @@ jobs=$(nproc)
 
 echo "== nvcc: $(nvcc --version | tail -1)" | tee "$out/summary.txt"
 echo "== host compiler: $(g++ --version | head -1)" | tee -a "$out/summary.txt"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/== GPU: /' |
-  tee -a "$out/summary.txt"
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sed 's/^/== GPU: /' |
+    tee -a "$out/summary.txt"
+else
+  echo "== GPU: none (no nvidia-smi)" | tee -a "$out/summary.txt"
+fi
 
 case "$arch" in AMPERE80) sm=sm_80 ;; AMPERE86) sm=sm_86 ;; VOLTA70) sm=sm_70 ;; HOPPER90) sm=sm_90 ;;
 *) echo "unknown ARCH $arch (AMPERE80, AMPERE86, VOLTA70, HOPPER90)" && exit 2 ;; esac
@@ -70,8 +78,9 @@ cd "$root"
 failed=0
 count=0
 # find, not git ls-files: a copied tree may carry a stale index.
-for f in $(find core/src io/src solvers/src adjoint/src tests/unit tests/mpi bench -name '*.cpp' |
-  sort); do
+all_files=$(find core/src io/src solvers/src adjoint/src tests/unit tests/mpi bench -name '*.cpp' |
+  sort)
+for f in ${FILES:-$all_files}; do
   case "$f" in core/src/config.cpp) continue ;; esac
   if grep -q "boost/" "$f"; then continue; fi
   log="$work/logs/compile_$(echo "$f" | tr '/' '_').log"
@@ -98,7 +107,9 @@ echo "== compiled $count files for $sm, $failed failed" | tee -a "$out/summary.t
 
 # 3. The point functions on the GPU against the host.
 check="$root/tests/tools/cuda_point_functions.cpp"
-if [ -f "$check" ]; then
+if [ "${COMPILE_ONLY:-0}" = 1 ]; then
+  echo "== point-function check skipped (COMPILE_ONLY=1)" | tee -a "$out/summary.txt"
+elif [ -f "$check" ]; then
   if "$wrapper" "${flags[@]}" "$check" -o "$work/cuda_point_functions" -L"$kk/lib" -L"$kk/lib64" \
     -lkokkoscontainers -lkokkoscore -ldl >"$out/point_functions_build.log" 2>&1; then
     "$work/cuda_point_functions" 2>&1 | tee "$out/point_functions.log"
