@@ -64,7 +64,7 @@ kk="$work/kokkos"
 wrapper="$work/nvcc_wrapper"
 flags=(-std=c++17 -O2 -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -arch="$sm" --expt-extended-lambda --expt-relaxed-constexpr
   -Wext-lambda-captures-this -I"$kk/include" -I"$work/generated" -I"$headers/include")
-for lib in core io solvers adjoint; do flags+=(-I"$root/$lib/include"); done
+for lib in core io solvers adjoint adjoint/optimisation; do flags+=(-I"$root/$lib/include"); done
 
 # configure_file's job for version.hpp
 mkdir -p "$work/generated/undertow/core"
@@ -87,7 +87,7 @@ for f in ${FILES:-$all_files}; do
   count=$((count + 1))
   (
     "$wrapper" "${flags[@]}" -I"$root/$(dirname "$f")" -I"$root/tests" -I"$root/bench" \
-      -I"$root/adjoint/src" -I"$root/solvers/src" -I"$root/io/src" -c "$f" \
+      -I"$root/adjoint/src" -I"$root/solvers/src" -I"$root/io/src" -I"$root/jobs/src" -c "$f" \
       -o "$work/obj/$(basename "$log" .log).o" >"$log" 2>&1
     echo $? >"$log.rc"
   ) &
