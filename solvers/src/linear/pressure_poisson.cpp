@@ -292,7 +292,7 @@ void PressurePoisson::setup_preconditioner(PC pc) {
 void PressurePoisson::set_boomeramg_3d_defaults(PC pc) {
   // hypre's default Falgout coarsening with classical interpolation builds dense coarse
   // operators in 3D. HMIS coarsening with ext+i interpolation truncated to 4 entries per row
-  // (hypre's strong threshold 0.25 kept) solves the stretched duct 1.5-1.85 times faster at
+  // (hypre's strong threshold 0.25 kept) solves the stretched duct 1.4-1.85 times faster at
   // D/10 to D/20, in 10-11 iterations instead of 8-9 (docs/performance.md, "BoomerAMG in 3D";
   // a threshold of 0.5 was slower). Defaults only: options from the case file or PETSC_OPTIONS
   // win, and none is set when they choose another preconditioner.

@@ -121,9 +121,9 @@ class PressurePoisson {
   /// owned values (writing through its View). `weighted` on a stretched grid: times the cell
   /// volumes into `v`, divided by them out of it.
   void exchange(const Field& f, Vec v, double scale, bool into_vec, bool weighted = false);
-  /// Chooses and configures the preconditioner of `ksp` from the spec.
   /// BoomerAMG's settings for 3D grids, as defaults under the prefix (the user's options win).
   void set_boomeramg_3d_defaults(PC pc);
+  /// Chooses and configures the preconditioner of `ksp` from the spec.
   void setup_preconditioner(PC pc);
   /// PCSHELL callback: z = one multigrid V-cycle applied to r.
   static PetscErrorCode apply_multigrid(PC pc, Vec r, Vec z);
