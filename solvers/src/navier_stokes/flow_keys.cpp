@@ -70,7 +70,8 @@ void declare_flow_keys(ConfigSchema& s) {
   s.add("pressure.preconditioner", ValueType::Choice, "auto",
         "preconditioner of the pressure CG: multigrid (our geometric multigrid), hypre "
         "(BoomerAMG), gamg, or auto (multigrid where the grid allows it, else hypre; hypre on "
-        "stretched grids with PETSc's CG, where it is faster on CPUs)")
+        "stretched grids with PETSc's CG, where it is faster on CPUs). On 3D grids hypre gets "
+        "HMIS coarsening, ext+i interpolation and P_max 4 unless PETSc options choose otherwise")
       .one_of({"auto", "multigrid", "hypre", "gamg"});
   s.add("pressure.smoother", ValueType::Choice, "auto",
         "smoother of the geometric multigrid: points (red-black Gauss-Seidel), lines "
